@@ -1,0 +1,283 @@
+package io.loopdiag.loop;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The functions a task's code calls, asyncio's module-level API: {@code import static
+ * io.loopdiag.loop.Async.*;} then {@code await(future)}, {@code sleep(Duration.ofSeconds(1))},
+ * {@code gather(a, b)}. Those that suspend may be called only inside a task.
+ */
+public final class Async {
+    private Async() {
+    }
+
+    /**
+     * Suspends the current task until {@code future} is done, then returns its result or re-throws
+     * its exception ({@link CancelledException} if it was cancelled, or if this task was
+     * cancelled meanwhile).
+     */
+    public static <T> T await(Future<T> future) throws Exception {
+        Task<?> task = Task.currentOrThrow("await");
+        if (!future.isDone()) {
+            task.awaitDone(future);
+        }
+        return future.result();
+    }
+
+    /** Runs {@code coroutine} to its end inside the current task and returns its result. */
+    public static <T> T await(Coroutine<T> coroutine) throws Exception {
+        Task.currentOrThrow("await");
+        return coroutine.consume().call();
+    }
+
+    /**
+     * Suspends the current task for {@code delay} on the loop's clock; a zero or negative delay
+     * yields once, letting every other ready callback run first.
+     */
+    public static void sleep(Duration delay) throws Exception {
+        Task<?> task = Task.currentOrThrow("sleep");
+        if (delay.isZero() || delay.isNegative()) {
+            task.yieldOnce();
+            return;
+        }
+        EventLoop loop = task.loop;
+        Future<Void> wakeUp = new Future<>(loop, Future.KIND_TIMER, "sleep " + delay);
+        TimerHandle timer = loop.callLater(delay, () -> {
+            if (!wakeUp.isDone()) {
+                wakeUp.setResult(null);
+            }
+        });
+        try {
+            await(wakeUp);
+        } finally {
+            timer.cancel();
+        }
+    }
+
+    /** The running loop: the current task's, or the loop running on this thread. */
+    public static EventLoop loop() {
+        Task<?> task = Task.current();
+        if (task != null) {
+            return task.loop;
+        }
+        EventLoop loop = EventLoop.RUNNING.get();
+        if (loop == null) {
+            throw new IllegalStateException("no running event loop on thread '" + Thread.currentThread().getName() + "'");
+        }
+        return loop;
+    }
+
+    /** The task running the calling code, or null. */
+    public static Task<?> currentTask() {
+        return Task.current();
+    }
+
+    /** Starts {@code body} as a task on the running loop (asyncio's {@code create_task}). */
+    public static <T> Task<T> createTask(String name, Coroutine.Body<T> body) {
+        return loop().createTask(name, body);
+    }
+
+    public static <T> Task<T> createTask(Coroutine<T> coroutine) {
+        return loop().createTask(coroutine);
+    }
+
+    /**
+     * Runs blocking {@code work} on the loop's default worker pool and awaits it, so the loop
+     * keeps running meanwhile (asyncio's {@code to_thread}).
+     */
+    public static <T> T toThread(Callable<T> work) throws Exception {
+        Task.currentOrThrow("toThread");
+        return await(loop().runInExecutor(null, work));
+    }
+
+    // ---- gather ---------------------------------------------------------------------------------
+
+    /**
+     * A future of the results of {@code futures}, in their order, once all are done. The first
+     * failure fails it at once (the others keep running); cancelling it cancels them all.
+     */
+    @SafeVarargs
+    public static <T> Future<List<T>> gather(Future<? extends T>... futures) {
+        return gatherOn(loop(), Arrays.asList(futures), false);
+    }
+
+    /** Like {@link #gather(Future[])}; with {@code returnExceptions}, a failure takes its place in the list instead. */
+    public static <T> Future<List<T>> gather(Collection<? extends Future<? extends T>> futures, boolean returnExceptions) {
+        return gatherOn(loop(), futures, returnExceptions);
+    }
+
+    /** Makes a task of each coroutine and gathers them. */
+    @SafeVarargs
+    public static <T> Future<List<T>> gather(Coroutine<? extends T>... coroutines) {
+        EventLoop loop = loop();
+        List<Future<? extends T>> tasks = new ArrayList<>(coroutines.length);
+        for (Coroutine<? extends T> coroutine : coroutines) {
+            tasks.add(loop.createTask(coroutine));
+        }
+        return gatherOn(loop, tasks, false);
+    }
+
+    @SuppressWarnings("unchecked")
+    static <T> Future<List<T>> gatherOn(EventLoop loop, Collection<? extends Future<? extends T>> futures, boolean returnExceptions) {
+        List<Future<? extends T>> children = new ArrayList<>(futures);
+        GatheringFuture<T> outer = new GatheringFuture<>(loop, children);
+        if (children.isEmpty()) {
+            outer.setResult(List.of());
+            return outer;
+        }
+        int[] pending = {children.size()};
+        for (Future<? extends T> child : children) {
+            ((Future<T>) child).addDoneCallback(done -> {
+                pending[0]--;
+                if (outer.isDone()) {
+                    if (!done.isCancelled()) {
+                        done.exception(); // the outer failed already; this one's exception was seen by gather
+                    }
+                    return;
+                }
+                if (!returnExceptions) {
+                    if (done.isCancelled()) {
+                        outer.completeCancelled();
+                        return;
+                    }
+                    Throwable failure = done.exception();
+                    if (failure != null) {
+                        outer.setException(failure);
+                        return;
+                    }
+                }
+                if (pending[0] == 0) {
+                    List<T> results = new ArrayList<>(children.size());
+                    for (Future<? extends T> each : children) {
+                        results.add(outcomeOf((Future<T>) each));
+                    }
+                    if (outer.cancelRequested) {
+                        outer.completeCancelled();
+                    } else {
+                        outer.setResult(results);
+                    }
+                }
+            });
+        }
+        return outer;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T outcomeOf(Future<T> done) {
+        if (done.isCancelled()) {
+            return (T) new CancelledException(done.cancelMessage());
+        }
+        Throwable failure = done.exception();
+        return failure != null ? (T) failure : getQuietly(done);
+    }
+
+    private static <T> T getQuietly(Future<T> done) {
+        try {
+            return done.result();
+        } catch (Exception impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+
+    /** gather's result: cancelling it cancels the children, and it ends cancelled when they do. */
+    private static final class GatheringFuture<T> extends Future<List<T>> {
+        private final List<Future<? extends T>> children;
+        boolean cancelRequested;
+
+        GatheringFuture(EventLoop loop, List<Future<? extends T>> children) {
+            super(loop, "gather", "gather of " + children.size());
+            this.children = children;
+        }
+
+        @Override
+        public boolean cancel(String message) {
+            if (isDone()) {
+                return false;
+            }
+            boolean any = false;
+            for (Future<? extends T> child : children) {
+                any |= child.cancel(message);
+            }
+            if (any) {
+                cancelRequested = true; // the children's cancellation completes us
+                return true;
+            }
+            return super.cancel(message);
+        }
+
+        void completeCancelled() {
+            super.cancel(null);
+        }
+    }
+
+    // ---- timeouts and shield ----------------------------------------------------------------------
+
+    /**
+     * Awaits {@code future} for at most {@code timeout}; past it, cancels the future, waits for the
+     * cancellation to finish and throws {@link TimeoutException} (asyncio's {@code wait_for}).
+     */
+    public static <T> T waitFor(Future<T> future, Duration timeout) throws Exception {
+        return timeout(timeout, () -> await(future));
+    }
+
+    /** Runs {@code coroutine} as a task and waits for it for at most {@code timeout}. */
+    public static <T> T waitFor(Coroutine<T> coroutine, Duration timeout) throws Exception {
+        return waitFor(loop().createTask(coroutine), timeout);
+    }
+
+    /**
+     * Runs {@code body} in the current task with a deadline: past it, the task is cancelled at its
+     * suspension point and the cancellation surfaces from here as a {@link TimeoutException}
+     * (asyncio's {@code async with timeout(...)}). A cancellation from elsewhere passes through.
+     */
+    public static <T> T timeout(Duration timeout, Coroutine.Body<T> body) throws Exception {
+        Task<?> task = Task.currentOrThrow("timeout");
+        EventLoop loop = task.loop;
+        boolean[] expired = {false};
+        TimerHandle timer = loop.callLater(timeout, () -> {
+            if (!task.isDone()) {
+                expired[0] = true;
+                task.cancel("timeout");
+            }
+        });
+        try {
+            return body.call();
+        } catch (CancelledException e) {
+            if (expired[0] && task.uncancel() == 0) {
+                TimeoutException timedOut = new TimeoutException("timed out after " + timeout);
+                timedOut.initCause(e);
+                throw timedOut;
+            }
+            throw e;
+        } finally {
+            timer.cancel();
+        }
+    }
+
+    /**
+     * A future that follows {@code inner} but whose cancellation does not cancel it: a task awaiting
+     * the shield can be cancelled while the inner work goes on.
+     */
+    public static <T> Future<T> shield(Future<T> inner) {
+        if (inner.isDone()) {
+            return inner;
+        }
+        Future<T> outer = new Future<>(inner.loop, "shield", "shield of " + inner);
+        inner.addDoneCallback(done -> {
+            if (outer.isCancelled()) {
+                if (!done.isCancelled()) {
+                    done.exception(); // nobody will ask the inner future now: do not call its exception lost
+                }
+                return;
+            }
+            done.copyOutcomeTo(outer);
+        });
+        return outer;
+    }
+}

@@ -1,0 +1,930 @@
+package io.loopdiag.loop;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * One thread's scheduler, in the style of asyncio's event loop. Each iteration
+ * ({@link #runOnce()}):
+ * <ol>
+ *   <li>takes the callbacks scheduled from other threads with {@link #callSoonThreadsafe};</li>
+ *   <li>purges cancelled timers lazily;</li>
+ *   <li>computes the select timeout: 0 if anything is ready, else until the earliest timer;</li>
+ *   <li>selects, and queues the callbacks of ready channels;</li>
+ *   <li>moves due timers to the ready queue;</li>
+ *   <li>runs exactly the handles that were ready when this phase began: callbacks scheduled now
+ *       run in the next iteration.</li>
+ * </ol>
+ * {@link #dispatch} is the one method that invokes callbacks; the agent times it.
+ *
+ * <p>The loop runs on a virtual thread ({@link #runForever()} called from a platform thread
+ * starts one and joins it), and each {@link Task} on a virtual thread of its own; exactly one of
+ * them holds the baton and runs at a time. The loop's methods may be called only by the thread
+ * holding the baton (the loop's or the running task's) or, while the loop is not running, by any
+ * one thread; other threads use {@link #callSoonThreadsafe}. A wrong-thread call throws
+ * {@link IllegalStateException} at once. The {@code snapshot} and {@code is*} queries may be called
+ * from any thread.
+ */
+public final class EventLoop implements AutoCloseable {
+
+    /** Cancelled timers are compacted out of the heap in one pass only once the heap holds more than this many. */
+    private static final int MIN_TIMERS_FOR_COMPACTION = 100;
+    /** ...and more than this fraction of them are cancelled (asyncio's thresholds); otherwise they are dropped as they reach the head. */
+    private static final double MIN_CANCELLED_TIMER_FRACTION = 0.5;
+    /**
+     * With callbacks ready (select timeout 0), poll the selector only every this many iterations:
+     * a {@code selectNow} costs about 0.3 us, ten times a callback, and a callback chain runs one
+     * callback per iteration. I/O is still polled at once whenever the loop would wait.
+     */
+    private static final int MAX_ITERATIONS_WITHOUT_IO_POLL = 64;
+    /**
+     * Read the clock every this many dispatches (a mask), so that "running since" in a snapshot is
+     * at most that many callbacks early; {@code nanoTime} costs about 26 ns here, as much as a callback.
+     */
+    private static final int CLOCK_STAMP_EVERY_MASK = 63;
+    /** A time-out meaning "wait until something happens". */
+    private static final long FOREVER = -1;
+
+    private static final AtomicLong LOOP_IDS = new AtomicLong();
+    private static final Set<LoopRef> LOOPS = ConcurrentHashMap.newKeySet();
+    private static final ReferenceQueue<EventLoop> COLLECTED_LOOPS = new ReferenceQueue<>();
+    static final ThreadLocal<EventLoop> RUNNING = new ThreadLocal<>();
+
+    private static final VarHandle CURRENT_HANDLE;
+    private static final VarHandle WAKEUP_NEEDED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            CURRENT_HANDLE = lookup.findVarHandle(EventLoop.class, "currentHandle", Handle.class);
+            WAKEUP_NEEDED = lookup.findVarHandle(EventLoop.class, "wakeupNeeded", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final long id;
+    private final String name;
+    private final LoopClock clock;
+    private final Selector selector;
+    private final Consumer<SelectionKey> onSelected = this::queueReadyChannel;
+    private final LoopRef ref;
+
+    private final ArrayDeque<Handle> ready = new ArrayDeque<>();
+    private final ConcurrentLinkedQueue<Handle> threadsafeQueue = new ConcurrentLinkedQueue<>();
+    private final PriorityQueue<TimerHandle> timers = new PriorityQueue<>(TimerHandle.ORDER);
+    private int cancelledTimers;
+    private long timerSeq;
+    private int iterationsSinceIoPoll;
+    @SuppressWarnings("unused") // through WAKEUP_NEEDED: true while the loop may block in select
+    private volatile boolean wakeupNeeded;
+
+    /** The thread running {@link #runForever()}, or null when the loop is not running. */
+    private volatile Thread loopThread;
+    /** The thread allowed to run loop code now: the loop's, or the task it handed the baton to. */
+    private volatile Thread batonHolder;
+    private boolean stopping;
+    private volatile boolean closed;
+
+    /** The task holding the baton, or null while the loop itself runs. */
+    volatile Task<?> currentTask;
+    @SuppressWarnings("unused") // through CURRENT_HANDLE: the handle being dispatched, for snapshots
+    private Handle currentHandle;
+    private long dispatchCount;
+    private long clockStampNanos; // the clock when last read: at or before the current callback started
+
+    private ExceptionHandler exceptionHandler;
+    private ExecutorService defaultExecutor;
+
+    private long taskIds;
+    private final Set<TaskRef> tasks = ConcurrentHashMap.newKeySet();
+    private final ReferenceQueue<Task<?>> collectedTasks = new ReferenceQueue<>();
+
+    /** Receives exceptions that no future or task can carry (asyncio's exception handler). */
+    @FunctionalInterface
+    public interface ExceptionHandler {
+        void handle(EventLoop loop, ExceptionContext context);
+    }
+
+    /** A new loop on the system clock. */
+    public EventLoop() {
+        this(null, LoopClock.SYSTEM);
+    }
+
+    /** A new loop named {@code name} (null for {@code loop-N}) on {@code clock}. */
+    public EventLoop(String name, LoopClock clock) {
+        this.id = LOOP_IDS.incrementAndGet();
+        this.name = name != null ? name : "loop-" + id;
+        this.clock = clock;
+        try {
+            this.selector = Selector.open();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open a selector", e);
+        }
+        this.clockStampNanos = clock.nanoTime();
+        this.ref = new LoopRef(this);
+        purgeCollected(COLLECTED_LOOPS, LOOPS);
+        LOOPS.add(ref);
+    }
+
+    /**
+     * asyncio.run: runs {@code main} as a task on a new loop until it completes, then cancels the
+     * tasks left, shuts down the default executor and closes the loop. Returns main's result or
+     * throws its exception. Call it from a thread that is not running a loop.
+     */
+    public static <T> T run(Coroutine.Body<T> main) throws Exception {
+        return run(Coroutine.of("main", main));
+    }
+
+    public static <T> T run(Coroutine<T> main) throws Exception {
+        EventLoop loop = new EventLoop();
+        try {
+            return loop.runUntilComplete(loop.createTask(main));
+        } finally {
+            try {
+                loop.cancelRemainingTasks();
+                loop.shutdownDefaultExecutor();
+            } finally {
+                loop.close();
+            }
+        }
+    }
+
+    // ---- scheduling ---------------------------------------------------------------------------
+
+    /** Schedules {@code callback} to run in a later iteration; callbacks run in the order scheduled. */
+    public Handle callSoon(Runnable callback) {
+        checkThread();
+        checkOpen();
+        Handle handle = new Handle(this, requireCallback(callback));
+        ready.add(handle);
+        return handle;
+    }
+
+    /**
+     * Like {@link #callSoon} but callable from any thread: the callback is queued and a loop
+     * blocked in select is woken.
+     */
+    public Handle callSoonThreadsafe(Runnable callback) {
+        checkOpen();
+        Handle handle = new Handle(this, requireCallback(callback));
+        threadsafeQueue.add(handle);
+        if (wakeupNeeded && WAKEUP_NEEDED.compareAndSet(this, true, false)) {
+            selector.wakeup();
+        }
+        return handle;
+    }
+
+    /** Schedules {@code callback} after {@code delay} on the loop's clock. */
+    public TimerHandle callLater(Duration delay, Runnable callback) {
+        long delayNanos = delay.isNegative() ? 0 : saturatedNanos(delay);
+        long now = timeNanos();
+        long deadline = now + delayNanos;
+        return callAt(deadline < now ? Long.MAX_VALUE : deadline, callback);
+    }
+
+    /** Schedules {@code callback} at {@code deadlineNanos} on the loop's clock ({@link #timeNanos()}). */
+    public TimerHandle callAt(long deadlineNanos, Runnable callback) {
+        checkThread();
+        checkOpen();
+        TimerHandle timer = new TimerHandle(this, deadlineNanos, timerSeq++, requireCallback(callback));
+        timer.inHeap = true;
+        timers.add(timer);
+        return timer;
+    }
+
+    /** The loop's monotonic clock in nanoseconds (asyncio's {@code loop.time()}). */
+    public long timeNanos() {
+        long now = clock.nanoTime();
+        clockStampNanos = now;
+        return now;
+    }
+
+    /** A new pending future on this loop. */
+    public <T> Future<T> createFuture() {
+        return new Future<>(this);
+    }
+
+    /** Wraps {@code coroutine} in a task whose first step runs in a later iteration. */
+    public <T> Task<T> createTask(Coroutine<T> coroutine) {
+        checkThread();
+        checkOpen();
+        Task<T> task = new Task<>(this, ++taskIds, coroutine.givenName(), coroutine.consume());
+        purgeCollected(collectedTasks, tasks);
+        tasks.add(task.ref);
+        ready.add(new Handle(this, task.step));
+        return task;
+    }
+
+    /** A task named {@code name} (null for {@code Task-N}) running {@code body}. */
+    public <T> Task<T> createTask(String name, Coroutine.Body<T> body) {
+        return createTask(Coroutine.of(name, body));
+    }
+
+    // ---- running ------------------------------------------------------------------------------
+
+    /**
+     * Runs iterations until {@link #stop()}. Called from a platform thread, it runs the loop on a
+     * new virtual thread and waits for it (an interrupt of the waiting thread stops the loop).
+     */
+    public void runForever() {
+        checkOpen();
+        if (loopThread != null) {
+            throw new IllegalStateException("event loop '" + name + "' is already running");
+        }
+        if (RUNNING.get() != null || Task.CURRENT.get() != null) {
+            throw new IllegalStateException("cannot run event loop '" + name
+                    + "' while another loop is running on this thread");
+        }
+        Thread me = Thread.currentThread();
+        if (!me.isVirtual()) {
+            runOnVirtualThread();
+            return;
+        }
+        loopThread = me;
+        batonHolder = me;
+        RUNNING.set(this);
+        try {
+            do {
+                runOnce();
+            } while (!stopping);
+        } finally {
+            stopping = false;
+            RUNNING.remove();
+            batonHolder = null;
+            loopThread = null;
+        }
+    }
+
+    private void runOnVirtualThread() {
+        Throwable[] failure = new Throwable[1];
+        Thread thread = Thread.ofVirtual().name("loopdiag-loop-" + name).start(() -> {
+            try {
+                runForever();
+            } catch (Throwable t) {
+                failure[0] = t;
+            }
+        });
+        boolean interrupted = false;
+        while (true) {
+            try {
+                thread.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+                if (!closed) {
+                    callSoonThreadsafe(this::stop);
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (failure[0] instanceof RuntimeException e) {
+            throw e;
+        }
+        if (failure[0] instanceof Error e) {
+            throw e;
+        }
+        if (failure[0] != null) {
+            throw new IllegalStateException("event loop '" + name + "' failed", failure[0]);
+        }
+    }
+
+    /** Runs the loop until {@code future} is done, then returns its result or throws its exception. */
+    public <T> T runUntilComplete(Future<T> future) throws Exception {
+        checkOpen();
+        if (future.loop != this) {
+            throw new IllegalArgumentException(future + " belongs to another event loop");
+        }
+        Runnable stopWhenDone = this::stop;
+        future.addDoneRunnable(stopWhenDone);
+        try {
+            runForever();
+        } finally {
+            future.removeDoneRunnable(stopWhenDone);
+        }
+        if (!future.isDone()) {
+            throw new IllegalStateException("event loop stopped before the future completed");
+        }
+        return future.result();
+    }
+
+    public <T> T runUntilComplete(Coroutine<T> coroutine) throws Exception {
+        return runUntilComplete(createTask(coroutine));
+    }
+
+    /** Makes the loop return from {@code runForever} after the current iteration. */
+    public void stop() {
+        checkThread();
+        stopping = true;
+    }
+
+    public boolean isRunning() {
+        return loopThread != null;
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Closes a loop that is not running: drops pending callbacks and timers, closes the selector
+     * and shuts down the default executor without waiting. Idempotent.
+     */
+    @Override
+    public void close() {
+        checkThread();
+        if (loopThread != null) {
+            throw new IllegalStateException("cannot close event loop '" + name + "' while it is running");
+        }
+        if (closed) {
+            return;
+        }
+        closed = true;
+        ready.clear();
+        threadsafeQueue.clear();
+        timers.clear();
+        cancelledTimers = 0;
+        try {
+            selector.close();
+        } catch (IOException ignored) {
+            // Nothing useful to do: the loop is gone either way.
+        }
+        if (defaultExecutor != null) {
+            defaultExecutor.shutdown();
+        }
+        LOOPS.remove(ref);
+    }
+
+    /** One iteration, in the order of the class comment. */
+    private void runOnce() {
+        takeThreadsafeCallbacks();
+        purgeCancelledTimers();
+        pollIo(selectTimeoutNanos());
+        queueDueTimers();
+        runReady();
+    }
+
+    private void takeThreadsafeCallbacks() {
+        Handle handle;
+        while ((handle = threadsafeQueue.poll()) != null) {
+            ready.add(handle);
+        }
+    }
+
+    private void purgeCancelledTimers() {
+        if (cancelledTimers == 0) {
+            return;
+        }
+        if (timers.size() > MIN_TIMERS_FOR_COMPACTION
+                && cancelledTimers > timers.size() * MIN_CANCELLED_TIMER_FRACTION) {
+            timers.removeIf(timer -> {
+                if (timer.isCancelled()) {
+                    timer.inHeap = false;
+                    return true;
+                }
+                return false;
+            });
+            cancelledTimers = 0;
+        } else {
+            dropCancelledHead();
+        }
+    }
+
+    private void dropCancelledHead() {
+        TimerHandle head;
+        while ((head = timers.peek()) != null && head.isCancelled()) {
+            timers.poll();
+            head.inHeap = false;
+            cancelledTimers--;
+        }
+    }
+
+    private long selectTimeoutNanos() {
+        if (!ready.isEmpty() || stopping) {
+            return 0;
+        }
+        TimerHandle earliest = timers.peek();
+        if (earliest == null) {
+            return FOREVER;
+        }
+        return Math.max(0, earliest.deadlineNanos - timeNanos());
+    }
+
+    private void pollIo(long timeoutNanos) {
+        try {
+            if (timeoutNanos == 0) {
+                if (selector.keys().isEmpty() || ++iterationsSinceIoPoll < MAX_ITERATIONS_WITHOUT_IO_POLL) {
+                    return;
+                }
+                iterationsSinceIoPoll = 0;
+                selector.selectNow(onSelected);
+                return;
+            }
+            iterationsSinceIoPoll = 0;
+            long waitNanos = clock.beforeWait(timeoutNanos);
+            wakeupNeeded = true;
+            if (!threadsafeQueue.isEmpty()) {
+                waitNanos = 0; // queued before the flag was seen: do not sleep on it
+            }
+            if (waitNanos == 0) {
+                selector.selectNow(onSelected);
+            } else if (waitNanos < 0) {
+                selector.select(onSelected);
+            } else {
+                selector.select(onSelected, Math.max(1, (waitNanos + 999_999) / 1_000_000));
+            }
+            wakeupNeeded = false;
+        } catch (IOException e) {
+            throw new UncheckedIOException("select failed on event loop '" + name + "'", e);
+        }
+    }
+
+    private void queueReadyChannel(SelectionKey key) {
+        IoRegistration io = (IoRegistration) key.attachment();
+        int readyOps = key.readyOps();
+        if (io.reader != null && (readyOps & (SelectionKey.OP_READ | SelectionKey.OP_ACCEPT)) != 0) {
+            ready.add(io.reader);
+        }
+        if (io.writer != null && (readyOps & (SelectionKey.OP_WRITE | SelectionKey.OP_CONNECT)) != 0) {
+            ready.add(io.writer);
+        }
+    }
+
+    private void queueDueTimers() {
+        if (timers.isEmpty()) {
+            return;
+        }
+        long now = timeNanos();
+        TimerHandle head;
+        while ((head = timers.peek()) != null) {
+            if (head.isCancelled()) {
+                timers.poll();
+                head.inHeap = false;
+                cancelledTimers--;
+            } else if (head.deadlineNanos <= now) {
+                timers.poll();
+                head.inHeap = false;
+                ready.add(head);
+            } else {
+                break;
+            }
+        }
+    }
+
+    private void runReady() {
+        // Only the handles ready now: what they schedule runs next iteration (asyncio's rule).
+        for (int n = ready.size(); n > 0; n--) {
+            Handle handle = ready.poll();
+            if (!handle.isCancelled()) {
+                dispatch(handle);
+            }
+        }
+    }
+
+    /** The single place where callbacks are invoked; an exception goes to the exception handler. */
+    private void dispatch(Handle handle) {
+        CURRENT_HANDLE.setOpaque(this, handle);
+        if ((++dispatchCount & CLOCK_STAMP_EVERY_MASK) == 0) {
+            clockStampNanos = clock.nanoTime();
+        }
+        try {
+            handle.callback.run();
+        } catch (Throwable failure) {
+            callExceptionHandler(new ExceptionContext(
+                    "Exception in callback " + handle.describeCallback(), failure, handle, null, null));
+        } finally {
+            CURRENT_HANDLE.setOpaque(this, null);
+        }
+    }
+
+    // ---- the baton ----------------------------------------------------------------------------
+
+    /** Loop side of a task step: hands the baton to the task's thread and waits until it comes back. */
+    void runTaskStep(Task<?> task, Thread taskThread, boolean start) {
+        currentTask = task;
+        batonHolder = taskThread;
+        if (start) {
+            taskThread.start();
+        } else {
+            LockSupport.unpark(taskThread);
+        }
+        awaitBaton();
+        currentTask = null;
+    }
+
+    /** Task side: gives the baton back to the loop and, unless {@code finished}, waits for it again. */
+    void yieldToLoop(boolean finished) {
+        Thread loop = loopThread;
+        batonHolder = loop;
+        LockSupport.unpark(loop);
+        if (!finished) {
+            awaitBaton();
+        }
+    }
+
+    /** Parks until this thread holds the baton. An interrupt is kept for the code that runs next. */
+    void awaitBaton() {
+        Thread me = Thread.currentThread();
+        boolean interrupted = false;
+        while (batonHolder != me) {
+            LockSupport.park(this);
+            if (Thread.interrupted()) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            me.interrupt();
+        }
+    }
+
+    /** Throws unless the calling thread may use this loop now. */
+    void checkThread() {
+        Thread holder = batonHolder;
+        if (holder != null && holder != Thread.currentThread()) {
+            throw new IllegalStateException("event loop '" + name + "' is running on " + describe(loopThread)
+                    + "; it was called from " + describe(Thread.currentThread())
+                    + ". Use callSoonThreadsafe to reach it from another thread.");
+        }
+    }
+
+    private static String describe(Thread thread) {
+        return thread == null ? "no thread" : "thread '" + thread.getName() + "' (#" + thread.threadId() + ")";
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("event loop '" + name + "' is closed");
+        }
+    }
+
+    private static Runnable requireCallback(Runnable callback) {
+        if (callback == null) {
+            throw new NullPointerException("callback");
+        }
+        return callback;
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    void timerCancelled() {
+        cancelledTimers++;
+    }
+
+    // ---- I/O ----------------------------------------------------------------------------------
+
+    /** The reader and writer callbacks of one registered channel. */
+    private static final class IoRegistration {
+        Handle reader;
+        Handle writer;
+    }
+
+    /**
+     * Calls {@code callback} each time {@code channel} (non-blocking) is readable, or for a server
+     * channel has a connection to accept, until {@link #removeReader}. Replaces a previous reader.
+     */
+    public void addReader(SelectableChannel channel, Runnable callback) {
+        setIoCallback(channel, requireCallback(callback), true);
+    }
+
+    /** Calls {@code callback} each time {@code channel} is writable (or its connect finishes). */
+    public void addWriter(SelectableChannel channel, Runnable callback) {
+        setIoCallback(channel, requireCallback(callback), false);
+    }
+
+    /** Stops watching {@code channel} for reading; false if no reader was registered. */
+    public boolean removeReader(SelectableChannel channel) {
+        return setIoCallback(channel, null, true);
+    }
+
+    public boolean removeWriter(SelectableChannel channel) {
+        return setIoCallback(channel, null, false);
+    }
+
+    /** Sets or (callback null) clears one side; returns whether a callback was there before. */
+    private boolean setIoCallback(SelectableChannel channel, Runnable callback, boolean reading) {
+        checkThread();
+        if (callback != null) {
+            checkOpen();
+        }
+        SelectionKey key = channel.keyFor(selector);
+        IoRegistration io;
+        if (key == null || !key.isValid()) {
+            if (callback == null) {
+                return false;
+            }
+            io = new IoRegistration();
+            try {
+                key = channel.register(selector, 0, io);
+            } catch (ClosedChannelException e) {
+                throw new UncheckedIOException("channel is closed: " + channel, e);
+            }
+        } else {
+            io = (IoRegistration) key.attachment();
+        }
+        Handle previous = reading ? io.reader : io.writer;
+        if (previous != null) {
+            previous.cancel(); // it may be queued in this iteration's ready handles
+        }
+        Handle next = callback == null ? null : new Handle(this, callback);
+        if (reading) {
+            io.reader = next;
+        } else {
+            io.writer = next;
+        }
+        int ops = 0;
+        if (io.reader != null) {
+            ops |= (channel.validOps() & SelectionKey.OP_ACCEPT) != 0 ? SelectionKey.OP_ACCEPT : SelectionKey.OP_READ;
+        }
+        if (io.writer != null) {
+            ops |= channel instanceof SocketChannel socket && socket.isConnectionPending()
+                    ? SelectionKey.OP_CONNECT : SelectionKey.OP_WRITE;
+        }
+        // A key with no interest stays registered: cancelling it and registering the channel
+        // again before the next select would throw CancelledKeyException.
+        key.interestOps(ops);
+        return previous != null;
+    }
+
+    // ---- worker threads -----------------------------------------------------------------------
+
+    /**
+     * Runs blocking {@code work} on {@code executor} (null: the loop's default pool of daemon
+     * platform threads) and returns a future of its result, completed on the loop.
+     */
+    public <T> Future<T> runInExecutor(Executor executor, Callable<T> work) {
+        checkThread();
+        checkOpen();
+        Executor target = executor != null ? executor : defaultExecutor();
+        Future<T> future = new Future<>(this, Future.KIND_WORKER, "worker thread");
+        target.execute(() -> {
+            T value = null;
+            Throwable failure = null;
+            try {
+                value = work.call();
+            } catch (Throwable t) {
+                failure = t;
+            }
+            T result = value;
+            Throwable error = failure;
+            try {
+                callSoonThreadsafe(() -> {
+                    if (!future.isDone()) {
+                        if (error != null) {
+                            future.setException(error);
+                        } else {
+                            future.setResult(result);
+                        }
+                    }
+                });
+            } catch (IllegalStateException loopClosed) {
+                // The loop closed while the work ran: nobody is left to take the result.
+            }
+        });
+        return future;
+    }
+
+    private Executor defaultExecutor() {
+        if (defaultExecutor == null) {
+            // asyncio's default: min(32, cpus + 4) workers, created as needed and retired when idle.
+            int workers = Math.min(32, Runtime.getRuntime().availableProcessors() + 4);
+            AtomicInteger count = new AtomicInteger();
+            ThreadPoolExecutor pool = new ThreadPoolExecutor(workers, workers, 60, TimeUnit.SECONDS,
+                    new LinkedBlockingQueue<>(), work -> {
+                        Thread thread = new Thread(work, "loopdiag-worker-" + name + "-" + count.incrementAndGet());
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+            pool.allowCoreThreadTimeOut(true);
+            defaultExecutor = pool;
+        }
+        return defaultExecutor;
+    }
+
+    /** Shuts down the default executor and waits for the work it is running (asyncio.run's last step). */
+    public void shutdownDefaultExecutor() throws InterruptedException {
+        checkThread();
+        ExecutorService pool = defaultExecutor;
+        if (pool != null) {
+            pool.shutdown();
+            pool.awaitTermination(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Cancels every task still pending and runs the loop until they finish (asyncio.run's cleanup). */
+    void cancelRemainingTasks() throws Exception {
+        List<Task<?>> remaining = allTasks();
+        if (remaining.isEmpty()) {
+            return;
+        }
+        for (Task<?> task : remaining) {
+            task.cancel();
+        }
+        runUntilComplete(Async.gatherOn(this, remaining, true));
+        for (Task<?> task : remaining) {
+            if (!task.isCancelled() && task.isDone() && task.peekException() != null) {
+                callExceptionHandler(new ExceptionContext("unhandled exception during EventLoop.run() shutdown",
+                        task.exception(), null, task, task));
+            }
+        }
+    }
+
+    // ---- exceptions ---------------------------------------------------------------------------
+
+    /** Sets the handler for exceptions nobody else can take; null restores the default. */
+    public void setExceptionHandler(ExceptionHandler handler) {
+        checkThread();
+        exceptionHandler = handler;
+    }
+
+    public ExceptionHandler exceptionHandler() {
+        return exceptionHandler;
+    }
+
+    /** Passes {@code context} to the handler; a handler that throws is reported by the default one. */
+    public void callExceptionHandler(ExceptionContext context) {
+        ExceptionHandler handler = exceptionHandler;
+        if (handler == null) {
+            defaultExceptionHandler(context);
+            return;
+        }
+        try {
+            handler.handle(this, context);
+        } catch (Throwable failure) {
+            defaultExceptionHandler(new ExceptionContext("Unhandled error in exception handler", failure, null, null, null));
+            defaultExceptionHandler(context);
+        }
+    }
+
+    /** Logs {@code context} at ERROR through {@link System.Logger} ({@code io.loopdiag.loop}). */
+    public void defaultExceptionHandler(ExceptionContext context) {
+        System.getLogger("io.loopdiag.loop").log(System.Logger.Level.ERROR,
+                "[" + name + "] " + context.describe(), context.exception());
+    }
+
+    // ---- introspection ------------------------------------------------------------------------
+
+    public long id() {
+        return id;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The thread running the loop, or null when it is not running. */
+    public Thread thread() {
+        return loopThread;
+    }
+
+    /** The tasks of this loop that are not done (asyncio's {@code all_tasks}). Any thread. */
+    public List<Task<?>> allTasks() {
+        List<Task<?>> pending = new ArrayList<>(tasks.size());
+        for (TaskRef taskRef : tasks) {
+            Task<?> task = taskRef.get();
+            if (task != null && !task.isDone()) {
+                pending.add(task);
+            }
+        }
+        pending.sort((a, b) -> Long.compare(a.id(), b.id()));
+        return pending;
+    }
+
+    /** The task running now on this loop, or null. */
+    public Task<?> currentTask() {
+        return currentTask;
+    }
+
+    /** The loops that are open now, oldest first; closed and collected loops are not listed. Any thread. */
+    public static List<EventLoop> allLoops() {
+        purgeCollected(COLLECTED_LOOPS, LOOPS);
+        List<EventLoop> open = new ArrayList<>();
+        for (LoopRef loopRef : LOOPS) {
+            EventLoop loop = loopRef.get();
+            if (loop != null && !loop.closed) {
+                open.add(loop);
+            }
+        }
+        open.sort((a, b) -> Long.compare(a.id, b.id));
+        return open;
+    }
+
+    /** Handles ready to run in the next run phase (not counting those queued from other threads). */
+    public int readyCount() {
+        return ready.size();
+    }
+
+    /** Timers in the heap, including cancelled ones not yet purged (asyncio's {@code len(_scheduled)}). */
+    public int timerCount() {
+        return timers.size();
+    }
+
+    /** The handle being dispatched now, or null between callbacks. Any thread. */
+    public Handle currentHandle() {
+        return (Handle) CURRENT_HANDLE.getOpaque(this);
+    }
+
+    /** How many callbacks this loop has dispatched. */
+    public long dispatchCount() {
+        return dispatchCount;
+    }
+
+    /** The clock when the loop last read it: at or before the start of the current callback. */
+    long clockStampNanos() {
+        return clockStampNanos;
+    }
+
+    LoopClock clock() {
+        return clock;
+    }
+
+    void unregister(Task<?> task) {
+        tasks.remove(task.ref);
+    }
+
+    /**
+     * A consistent-enough picture of this loop for dumps, taken from any thread without stopping
+     * the loop: like {@code python -m asyncio ps}, it may be torn if the loop moves meanwhile.
+     */
+    public LoopSnapshot snapshot(boolean withStacks) {
+        return LoopSnapshot.of(this, withStacks);
+    }
+
+    @Override
+    public String toString() {
+        return "EventLoop[" + name + (closed ? ", closed" : loopThread != null ? ", running" : "") + "]";
+    }
+
+    private static <T> void purgeCollected(ReferenceQueue<T> queue, Set<?> registry) {
+        java.lang.ref.Reference<? extends T> collected;
+        while ((collected = queue.poll()) != null) {
+            registry.remove(collected);
+        }
+    }
+
+    /** Holds a loop weakly: the registry never keeps an application's loop alive. */
+    private static final class LoopRef extends WeakReference<EventLoop> {
+        LoopRef(EventLoop loop) {
+            super(loop, COLLECTED_LOOPS);
+        }
+    }
+
+    /** Holds a task weakly, hashed by its id, so that registering costs no identity hash. */
+    static final class TaskRef extends WeakReference<Task<?>> {
+        private final int hash;
+
+        TaskRef(Task<?> task, ReferenceQueue<Task<?>> queue) {
+            super(task, queue);
+            this.hash = Long.hashCode(task.id());
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return this == other;
+        }
+    }
+
+    ReferenceQueue<Task<?>> collectedTasks() {
+        return collectedTasks;
+    }
+}

@@ -1,0 +1,286 @@
+package io.loopdiag.loop;
+
+import java.util.ArrayList;
+import java.util.function.Consumer;
+
+/**
+ * A result that will exist: pending, then finished with a result or an exception, or cancelled.
+ * Done callbacks are scheduled on the loop with {@code callSoon} when the future completes, never
+ * run inline. Loop thread (or a task of the loop) only, except the {@code is*} queries.
+ *
+ * <p>A future remembers whether its exception was ever asked for ({@link #result()},
+ * {@link #exception()}): one that failed and was dropped unasked is asyncio's "exception was never
+ * retrieved", which the agent reports.
+ */
+public class Future<T> {
+    // state values: PENDING until completed; then CANCELLED or FINISHED (with a result or an exception)
+    private static final int PENDING = 0;
+    private static final int CANCELLED = 1;
+    private static final int FINISHED = 2;
+
+    final EventLoop loop;
+    private int state = PENDING;
+    private T result;
+    private Throwable exception;
+    private String cancelMessage;
+    private boolean exceptionRetrieved;
+    private Object callbacks; // null, one Runnable, or an ArrayList<Runnable>: most futures have one waiter
+    /** What kind of thing a task awaiting this future waits for (KIND_* values), and what exactly, for dumps. */
+    final String awaitKind;
+    final String awaitLabel;
+
+    /** Await kinds shown in dumps; other modules may use their own words. */
+    public static final String KIND_FUTURE = "future";
+    public static final String KIND_TIMER = "timer";
+    public static final String KIND_IO = "io";
+    public static final String KIND_WORKER = "worker";
+
+    /** A pending future on {@code loop}; {@link EventLoop#createFuture()} is the usual way. */
+    public Future(EventLoop loop) {
+        this(loop, KIND_FUTURE, null);
+    }
+
+    /**
+     * A pending future whose awaiters are shown in dumps as waiting on a thing of {@code awaitKind}
+     * ({@code "io"}, {@code "queue"}), described by {@code awaitLabel} ("read /127.0.0.1:8080").
+     */
+    public Future(EventLoop loop, String awaitKind, String awaitLabel) {
+        this.loop = loop;
+        this.awaitKind = awaitKind;
+        this.awaitLabel = awaitLabel;
+    }
+
+    /** The kind of thing awaiting this future means waiting for; see the KIND_* constants. */
+    public String awaitKind() {
+        return awaitKind;
+    }
+
+    /** What awaiting this future means waiting for, or null for a plain future. */
+    public String awaitLabel() {
+        return awaitLabel;
+    }
+
+    public final EventLoop loop() {
+        return loop;
+    }
+
+    public final boolean isDone() {
+        return state != PENDING;
+    }
+
+    public final boolean isCancelled() {
+        return state == CANCELLED;
+    }
+
+    /** Finishes the future with a result. Throws {@link InvalidStateException} if already done. */
+    public void setResult(T value) {
+        loop.checkThread();
+        checkPending();
+        result = value;
+        state = FINISHED;
+        scheduleCallbacks();
+    }
+
+    /** Finishes the future with an exception. Throws {@link InvalidStateException} if already done. */
+    public void setException(Throwable failure) {
+        loop.checkThread();
+        if (failure == null) {
+            throw new NullPointerException("exception");
+        }
+        if (failure instanceof CancelledException) {
+            throw new IllegalArgumentException("use cancel(), not setException(CancelledException)");
+        }
+        checkPending();
+        exception = failure;
+        state = FINISHED;
+        scheduleCallbacks();
+    }
+
+    /** Cancels a pending future and schedules its callbacks; false if it was already done. */
+    public boolean cancel() {
+        return cancel(null);
+    }
+
+    public boolean cancel(String message) {
+        loop.checkThread();
+        exceptionRetrieved = true; // cancelling is a way of saying "I don't need the exception"
+        if (state != PENDING) {
+            return false;
+        }
+        cancelMessage = message;
+        state = CANCELLED;
+        scheduleCallbacks();
+        return true;
+    }
+
+    /**
+     * The result, or the failure re-thrown as it was set ({@link CancelledException} if
+     * cancelled, {@link InvalidStateException} if still pending). Counts as retrieving the
+     * exception.
+     */
+    public T result() throws Exception {
+        if (state == CANCELLED) {
+            throw new CancelledException(cancelMessage);
+        }
+        if (state == PENDING) {
+            throw new InvalidStateException("result is not set yet");
+        }
+        exceptionRetrieved = true;
+        if (exception != null) {
+            throw rethrowable(exception);
+        }
+        return result;
+    }
+
+    /** The exception, or null if it finished normally; counts as retrieving it. */
+    public Throwable exception() {
+        if (state == CANCELLED) {
+            throw new CancelledException(cancelMessage);
+        }
+        if (state == PENDING) {
+            throw new InvalidStateException("exception is not set yet");
+        }
+        exceptionRetrieved = true;
+        return exception;
+    }
+
+    /**
+     * True if the future failed and nobody has asked for its exception (nor cancelled it): the
+     * condition asyncio logs as "exception was never retrieved" when such a future is collected.
+     */
+    public final boolean hasUnretrievedException() {
+        return exception != null && !exceptionRetrieved;
+    }
+
+    /** The exception without counting as retrieval, for diagnostics; null if none. */
+    public final Throwable peekException() {
+        return exception;
+    }
+
+    /**
+     * Calls {@code callback} with this future on the loop once it is done (next iteration if it is
+     * done already). Loop thread only.
+     */
+    public void addDoneCallback(Consumer<? super Future<T>> callback) {
+        addDoneRunnable(new DoneCallback<>(this, callback));
+    }
+
+    /** Removes every registration of {@code callback}; returns how many were removed. */
+    public int removeDoneCallback(Consumer<? super Future<T>> callback) {
+        loop.checkThread();
+        return removeMatching(r -> r instanceof DoneCallback<?> d && d.callback == callback);
+    }
+
+    /** Schedules {@code runnable} when done: the form tasks use to be woken without an extra object. */
+    final void addDoneRunnable(Runnable runnable) {
+        loop.checkThread();
+        if (state != PENDING) {
+            loop.callSoon(runnable);
+        } else if (callbacks == null) {
+            callbacks = runnable;
+        } else if (callbacks instanceof ArrayList<?> list) {
+            @SuppressWarnings("unchecked") ArrayList<Runnable> runnables = (ArrayList<Runnable>) list;
+            runnables.add(runnable);
+        } else {
+            ArrayList<Runnable> runnables = new ArrayList<>(4);
+            runnables.add((Runnable) callbacks);
+            runnables.add(runnable);
+            callbacks = runnables;
+        }
+    }
+
+    final int removeDoneRunnable(Runnable runnable) {
+        return removeMatching(r -> r == runnable);
+    }
+
+    private int removeMatching(java.util.function.Predicate<Runnable> matches) {
+        if (callbacks == null) {
+            return 0;
+        }
+        if (callbacks instanceof ArrayList<?> list) {
+            int before = list.size();
+            @SuppressWarnings("unchecked") ArrayList<Runnable> runnables = (ArrayList<Runnable>) list;
+            runnables.removeIf(matches);
+            return before - runnables.size();
+        }
+        if (matches.test((Runnable) callbacks)) {
+            callbacks = null;
+            return 1;
+        }
+        return 0;
+    }
+
+    private void scheduleCallbacks() {
+        Object pending = callbacks;
+        callbacks = null;
+        if (pending instanceof ArrayList<?> list) {
+            for (Object runnable : list) {
+                loop.callSoon((Runnable) runnable);
+            }
+        } else if (pending != null) {
+            loop.callSoon((Runnable) pending);
+        }
+    }
+
+    private void checkPending() {
+        if (state != PENDING) {
+            throw new InvalidStateException(this + " is already done");
+        }
+    }
+
+    /** Copies this future's outcome into {@code other} if it is still pending. */
+    final void copyOutcomeTo(Future<T> other) {
+        if (other.isDone()) {
+            return;
+        }
+        if (state == CANCELLED) {
+            other.cancel(cancelMessage);
+        } else if (exception != null) {
+            exceptionRetrieved = true;
+            other.setException(exception);
+        } else {
+            other.setResult(result);
+        }
+    }
+
+    final String cancelMessage() {
+        return cancelMessage;
+    }
+
+    /** A checked exception is re-thrown as it is; a bare Throwable (neither Exception nor Error) is wrapped. */
+    static Exception rethrowable(Throwable failure) {
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        if (failure instanceof Exception e) {
+            return e;
+        }
+        return new java.util.concurrent.CompletionException(failure);
+    }
+
+    /** The state as dumps show it: pending, cancelled, failed or finished. */
+    public String stateName() {
+        return switch (state) {
+            case PENDING -> "pending";
+            case CANCELLED -> "cancelled";
+            default -> exception != null ? "failed" : "finished";
+        };
+    }
+
+    @Override
+    public String toString() {
+        return "Future[" + stateName() + (awaitLabel != null ? ", " + awaitLabel : "") + "]";
+    }
+
+    private record DoneCallback<T>(Future<T> future, Consumer<? super Future<T>> callback) implements Runnable {
+        @Override
+        public void run() {
+            callback.accept(future);
+        }
+
+        @Override
+        public String toString() {
+            return "done callback " + Handle.describe(callback) + " of " + future;
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package io.loopdiag.loop;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A picture of one loop taken from any thread without stopping it: its state, what it is running
+ * now (with the stack of the thread running it, so a stuck loop is shown), its queue lengths and
+ * every task that is not done, each with what it awaits and its suspension stack. Fields are read
+ * once each while the loop moves on, so a snapshot may be slightly torn, like
+ * {@code python -m asyncio ps}. Times are on the loop's clock, in nanoseconds.
+ *
+ * @param state         {@code running}, {@code idle} (open, not running) or {@code closed}
+ * @param takenAtNanos  the loop's clock when the snapshot was taken
+ * @param running       the callback being dispatched now, or null
+ * @param tasks         tasks that are not done, by id
+ */
+public record LoopSnapshot(long loopId, String name, String state, String threadName, long takenAtNanos,
+                           int readyCount, int timerCount, long dispatchCount, RunningCallback running,
+                           List<TaskSnapshot> tasks) {
+
+    /**
+     * The callback being dispatched.
+     *
+     * @param sinceNanos at or before the moment it started: the loop reads its clock only every
+     *                   few callbacks (the agent times each exactly)
+     * @param taskId     the task it steps, or -1 for a plain callback
+     * @param stack      the stack of the thread running it (the task's for a task step), innermost
+     *                   first, the loop's own frames below the callback removed; empty without stacks
+     */
+    public record RunningCallback(String description, long sinceNanos, long taskId, List<StackTraceElement> stack) {
+    }
+
+    /**
+     * One task.
+     *
+     * @param state               {@code new}, {@code running} or {@code suspended}
+     * @param awaiting            what it waits for, or null when it is not suspended on a future
+     * @param suspendedSinceNanos when it last suspended (approximate, like {@code sinceNanos})
+     * @param stack               its suspension stack, innermost first, loop internals trimmed
+     */
+    public record TaskSnapshot(long id, String name, String state, Awaiting awaiting, long suspendedSinceNanos,
+                               List<StackTraceElement> stack) {
+    }
+
+    /**
+     * What a suspended task waits for.
+     *
+     * @param kind        {@code task}, {@code timer}, {@code io}, {@code worker}, {@code future}, or a
+     *                    primitive's own word ({@code queue}, {@code lock}, ...)
+     * @param taskId      the awaited task's id when {@code kind} is {@code task}, else -1
+     */
+    public record Awaiting(String kind, String description, long taskId) {
+    }
+
+    static LoopSnapshot of(EventLoop loop, boolean withStacks) {
+        long now = loop.clock().nanoTime();
+        Thread thread = loop.thread();
+        String state = loop.isClosed() ? "closed" : thread != null ? "running" : "idle";
+        RunningCallback running = null;
+        Handle handle = loop.currentHandle();
+        if (handle != null) {
+            Runnable callback = handle.callback;
+            Task<?> stepped = callback instanceof Task.Step step ? step.task() : null;
+            Thread runner = stepped != null ? stepped.thread() : thread;
+            List<StackTraceElement> stack = withStacks && runner != null
+                    ? runningStack(runner.getStackTrace()) : List.of();
+            running = new RunningCallback(Handle.describe(callback), loop.clockStampNanos(),
+                    stepped != null ? stepped.id() : -1, stack);
+        }
+        List<TaskSnapshot> tasks = new ArrayList<>();
+        for (Task<?> task : loop.allTasks()) {
+            tasks.add(taskSnapshot(task, withStacks));
+        }
+        return new LoopSnapshot(loop.id(), loop.name(), state, thread != null ? thread.getName() : null, now,
+                loop.readyCount(), loop.timerCount(), loop.dispatchCount(), running, List.copyOf(tasks));
+    }
+
+    private static TaskSnapshot taskSnapshot(Task<?> task, boolean withStacks) {
+        Future<?> awaited = task.awaiting();
+        Awaiting awaiting = null;
+        if (awaited instanceof Task<?> other) {
+            awaiting = new Awaiting("task", other.toString(), other.id());
+        } else if (awaited != null) {
+            awaiting = new Awaiting(awaited.awaitKind(),
+                    awaited.awaitLabel() != null ? awaited.awaitLabel() : awaited.toString(), -1);
+        }
+        List<StackTraceElement> stack = List.of();
+        Thread thread = task.thread();
+        if (withStacks && thread != null) {
+            StackTraceElement[] frames = thread.getStackTrace();
+            stack = task.isSuspended() ? suspensionStack(frames) : runningStack(frames);
+        }
+        return new TaskSnapshot(task.id(), task.name(), task.stateName(), awaiting, task.suspendedSinceNanos(), stack);
+    }
+
+    /**
+     * A parked task's frames without the parking machinery above the first frame that is not the
+     * loop's, the JDK's or the baton's, and without the task's own frames below its coroutine.
+     */
+    static List<StackTraceElement> suspensionStack(StackTraceElement[] frames) {
+        int top = 0;
+        while (top < frames.length && isParkingFrame(frames[top])) {
+            top++;
+        }
+        return List.copyOf(Arrays.asList(frames).subList(top, bottomOf(frames, top)));
+    }
+
+    /** A running thread's frames, innermost first (a blocking JDK call stays visible), above the loop's own. */
+    static List<StackTraceElement> runningStack(StackTraceElement[] frames) {
+        return List.copyOf(Arrays.asList(frames).subList(0, bottomOf(frames, 0)));
+    }
+
+    private static int bottomOf(StackTraceElement[] frames, int from) {
+        for (int i = from; i < frames.length; i++) {
+            String cls = frames[i].getClassName();
+            String method = frames[i].getMethodName();
+            if ((cls.equals(Task.class.getName()) && method.equals("runCoroutine"))
+                    || (cls.equals(EventLoop.class.getName()) && method.equals("dispatch"))) {
+                return i;
+            }
+        }
+        return frames.length;
+    }
+
+    private static boolean isParkingFrame(StackTraceElement frame) {
+        String cls = frame.getClassName();
+        return cls.startsWith("java.") || cls.startsWith("jdk.") || cls.startsWith("sun.")
+                || cls.equals(EventLoop.class.getName()) || cls.equals(Task.class.getName())
+                || cls.equals(Future.class.getName());
+    }
+}

@@ -1,0 +1,248 @@
+package io.loopdiag.loop;
+
+/**
+ * A coroutine being driven by its loop; a task is a {@link Future} of the coroutine's result.
+ * The coroutine runs on a virtual thread of the task's own, created at the first step; each step
+ * runs it from where it suspended to its next {@linkplain Async#await await}, while the loop
+ * waits for the baton to come back. A suspended task's stack is its thread's stack.
+ *
+ * <p>{@link #cancel} follows asyncio: if the task awaits a future, that future is cancelled and
+ * the {@link CancelledException} surfaces at the await; otherwise it is thrown at the task's next
+ * suspension point. A task that catches it and finishes normally has refused the cancellation.
+ */
+public final class Task<T> extends Future<T> {
+    static final ThreadLocal<Task<?>> CURRENT = new ThreadLocal<>();
+
+    private final long id;
+    private final String name;
+    private final Coroutine.Body<T> body;
+    final Step step = new Step(this);
+    final EventLoop.TaskRef ref;
+
+    private Thread thread; // created at the first step
+    /** The future this task is suspended on, or null when it runs, is ready to run, or is done. */
+    volatile Future<?> waitingOn;
+    private volatile boolean suspended;
+    private long suspendedSinceNanos;
+    private boolean mustCancel;
+    private String cancelMessageRequested;
+    private int cancelRequests;
+
+    Task(EventLoop loop, long id, String name, Coroutine.Body<T> body) {
+        super(loop, "task", null);
+        this.id = id;
+        this.name = name;
+        this.body = body;
+        this.ref = new EventLoop.TaskRef(this, loop.collectedTasks());
+    }
+
+    /** The task running the calling code, or null if the caller is not inside a task. */
+    public static Task<?> current() {
+        return CURRENT.get();
+    }
+
+    static Task<?> currentOrThrow(String what) {
+        Task<?> task = CURRENT.get();
+        if (task == null) {
+            throw new IllegalStateException(what + " can only be called inside a task (EventLoop.createTask, EventLoop.run)");
+        }
+        return task;
+    }
+
+    /** This task's id, unique within its loop. */
+    public long id() {
+        return id;
+    }
+
+    /** The task's name: the one given at creation, or {@code Task-ID}. */
+    public String name() {
+        return name != null ? name : "Task-" + id;
+    }
+
+    /**
+     * Requests cancellation (see the class comment); false if the task is already done. Loop
+     * thread only.
+     */
+    @Override
+    public boolean cancel(String message) {
+        loop.checkThread();
+        if (isDone()) {
+            return false;
+        }
+        cancelRequests++;
+        Future<?> awaited = waitingOn;
+        if (awaited != null && awaited.cancel(message)) {
+            return true; // the cancelled future wakes us and its result() throws at the await
+        }
+        mustCancel = true;
+        cancelMessageRequested = message;
+        return true;
+    }
+
+    /** How many cancellation requests are outstanding (asyncio's {@code cancelling()}). */
+    public int cancelling() {
+        return cancelRequests;
+    }
+
+    /** Withdraws one cancellation request, as a timeout does when it turns its own into a TimeoutException. */
+    public int uncancel() {
+        if (cancelRequests > 0) {
+            cancelRequests--;
+            if (cancelRequests == 0) {
+                mustCancel = false;
+            }
+        }
+        return cancelRequests;
+    }
+
+    /** Tasks complete themselves; asyncio refuses this too. */
+    @Override
+    public void setResult(T value) {
+        throw new UnsupportedOperationException("a task's result is its coroutine's return value");
+    }
+
+    @Override
+    public void setException(Throwable failure) {
+        throw new UnsupportedOperationException("a task's exception is its coroutine's exception");
+    }
+
+    /** The thread running this task's coroutine, or null before the first step and after the last. */
+    public Thread thread() {
+        return isDone() ? null : thread;
+    }
+
+    /** True while the task is parked at an await or a yield, waiting to be stepped. */
+    public boolean isSuspended() {
+        return suspended;
+    }
+
+    /** The loop clock when the task last suspended (approximate: see {@link EventLoop#clockStampNanos()}). */
+    public long suspendedSinceNanos() {
+        return suspendedSinceNanos;
+    }
+
+    /** The future this task awaits now, or null. */
+    public Future<?> awaiting() {
+        return waitingOn;
+    }
+
+    // ---- stepping (loop side) -------------------------------------------------------------------
+
+    /** One step: run the coroutine until it suspends or finishes. On the loop's thread; the agent times it. */
+    void step() {
+        if (isDone()) {
+            return;
+        }
+        if (thread == null) {
+            if (mustCancel) {
+                mustCancel = false;
+                finishCancelled(cancelMessageRequested);
+                return;
+            }
+            thread = Thread.ofVirtual().unstarted(this::runCoroutine);
+            loop.runTaskStep(this, thread, true);
+        } else if (suspended) {
+            loop.runTaskStep(this, thread, false);
+        }
+    }
+
+    // ---- the coroutine's own thread ---------------------------------------------------------------
+
+    private void runCoroutine() {
+        CURRENT.set(this);
+        loop.awaitBaton();
+        T value = null;
+        Throwable failure = null;
+        boolean cancelled = false;
+        String cancelMessage = null;
+        try {
+            value = body.call();
+        } catch (CancelledException e) {
+            cancelled = true;
+            cancelMessage = e.getMessage();
+        } catch (Throwable t) {
+            failure = t;
+        }
+        if (cancelled || (failure == null && mustCancel)) {
+            finishCancelled(cancelled ? cancelMessage : cancelMessageRequested);
+        } else if (failure != null) {
+            super.setException(failure);
+        } else {
+            super.setResult(value);
+        }
+        loop.unregister(this);
+        loop.yieldToLoop(true);
+    }
+
+    private void finishCancelled(String message) {
+        super.cancel(message);
+        loop.unregister(this);
+    }
+
+    /** Suspends until {@code future} is done; on the task's thread, holding the baton. */
+    void awaitDone(Future<?> future) {
+        if (future == this) {
+            throw new IllegalStateException("task '" + name() + "' cannot await itself");
+        }
+        if (future.loop != loop) {
+            throw new IllegalStateException(future + " belongs to another event loop than task '" + name() + "'");
+        }
+        if (mustCancel && future.cancel(cancelMessageRequested)) {
+            mustCancel = false; // the cancellation now travels through the future
+        }
+        waitingOn = future;
+        future.addDoneRunnable(step);
+        try {
+            suspend();
+        } finally {
+            waitingOn = null;
+        }
+    }
+
+    /** Lets every other ready callback run once, then continues (asyncio's {@code sleep(0)}). */
+    void yieldOnce() {
+        loop.callSoon(step);
+        suspend();
+    }
+
+    private void suspend() {
+        suspendedSinceNanos = loop.clockStampNanos();
+        suspended = true;
+        loop.yieldToLoop(false);
+        suspended = false;
+        if (mustCancel) {
+            mustCancel = false;
+            throw new CancelledException(cancelMessageRequested);
+        }
+    }
+
+    /** The state as dumps show it: new, running, suspended, or the future's done states. */
+    @Override
+    public String stateName() {
+        if (isDone()) {
+            return super.stateName();
+        }
+        if (thread == null) {
+            return "new";
+        }
+        return suspended ? "suspended" : "running";
+    }
+
+    @Override
+    public String toString() {
+        return "Task[" + name() + " #" + id + ", " + stateName() + "]";
+    }
+
+    /** The callback that steps a task: one per task, reused for every step. */
+    record Step(Task<?> task) implements Runnable {
+        @Override
+        public void run() {
+            task.step();
+        }
+
+        @Override
+        public String toString() {
+            return "step of " + task;
+        }
+    }
+}
