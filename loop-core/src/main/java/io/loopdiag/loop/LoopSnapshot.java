@@ -104,6 +104,10 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         while (top < frames.length && isParkingFrame(frames[top])) {
             top++;
         }
+        // Of the loop's API frames (Async.await under Async.sleep under user code), keep the one the user called.
+        while (top + 1 < frames.length && isLoopApiFrame(frames[top]) && isLoopApiFrame(frames[top + 1])) {
+            top++;
+        }
         return List.copyOf(Arrays.asList(frames).subList(top, bottomOf(frames, top)));
     }
 
@@ -122,6 +126,29 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
             }
         }
         return frames.length;
+    }
+
+    /** Where loop-core's classes come from: a frame is the loop's own if its class comes from there too. */
+    private static final java.security.CodeSource LOOP_CORE = LoopSnapshot.class.getProtectionDomain().getCodeSource();
+    private static final java.util.Map<String, Boolean> LOOP_CORE_CLASSES = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * True for a frame of loop-core itself (not of code in the same packages elsewhere, such as
+     * tests), decided once per class name by where the class was loaded from.
+     */
+    private static boolean isLoopApiFrame(StackTraceElement frame) {
+        String name = frame.getClassName();
+        if (!name.startsWith("io.loopdiag.loop.")) {
+            return false;
+        }
+        return LOOP_CORE_CLASSES.computeIfAbsent(name, cls -> {
+            try {
+                Class<?> loaded = Class.forName(cls, false, LoopSnapshot.class.getClassLoader());
+                return LOOP_CORE != null && LOOP_CORE.equals(loaded.getProtectionDomain().getCodeSource());
+            } catch (ClassNotFoundException | LinkageError | SecurityException e) {
+                return false;
+            }
+        });
     }
 
     private static boolean isParkingFrame(StackTraceElement frame) {
