@@ -1,0 +1,62 @@
+package io.loopdiag.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of {@code loopdiag}; {@link #commandLine} is the one factory that main and the tests use. */
+@Command(name = "loopdiag", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        header = "Finds what makes an event loop slow or stuck.",
+        subcommands = {DemoCommand.class},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:ok",
+            "1:findings, or the operation failed",
+            "2:usage: unknown verb or option, bad argument"},
+        footer = "%nEach verb has --help.")
+public final class Main implements java.util.concurrent.Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        PrintWriter out = new PrintWriter(System.out, true);
+        PrintWriter err = new PrintWriter(System.err, true);
+        System.exit(commandLine(out, err).execute(args));
+    }
+
+    /** The command with its verbs, writing to {@code out} and {@code err}. */
+    public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        CommandLine commandLine = new CommandLine(new Main());
+        commandLine.setOut(out);
+        commandLine.setErr(err);
+        commandLine.setExitCodeExceptionMapper(e -> ExitCodes.FINDINGS_OR_FAILURE);
+        // Bad usage is one line and the hint, never a stack trace or the full help.
+        commandLine.setParameterExceptionHandler((e, args) -> {
+            CommandLine.Model.CommandSpec failing = e.getCommandLine().getCommandSpec();
+            e.getCommandLine().getErr().println("loopdiag: " + e.getMessage()
+                    + " (see '" + failing.qualifiedName() + " --help')");
+            return ExitCodes.USAGE;
+        });
+        commandLine.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            cmd.getErr().println("loopdiag: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+            return ExitCodes.FINDINGS_OR_FAILURE;
+        });
+        return commandLine;
+    }
+
+    /** With no verb: the usage on stderr, and the usage exit code. */
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return ExitCodes.USAGE;
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"loopdiag " + (version != null ? version : "(development)")};
+        }
+    }
+}
