@@ -1,0 +1,46 @@
+package io.loopdiag.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The packaged agent jar: its manifest, and a child JVM that loads it. */
+@Timeout(60)
+class AgentJarIT {
+    private static final Path JAR = Path.of("target/loopdiag-agent.jar");
+
+    @Test
+    void theManifestNamesTheEntryPointsAndRetransformation() throws IOException {
+        try (JarFile jar = new JarFile(JAR.toFile())) {
+            Attributes main = jar.getManifest().getMainAttributes();
+            assertEquals(LoopdiagAgent.class.getName(), main.getValue("Premain-Class"));
+            assertEquals(LoopdiagAgent.class.getName(), main.getValue("Agent-Class"));
+            assertEquals("true", main.getValue("Can-Retransform-Classes"));
+        }
+    }
+
+    @Test
+    void loadingTheAgentTwiceInstallsItOnce() throws Exception {
+        String agent = "-javaagent:" + JAR.toAbsolutePath();
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        Process child = new ProcessBuilder(java, agent, agent, "-version").redirectErrorStream(true).start();
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, child.exitValue(), output);
+        List<String> lines = output.lines().filter(l -> l.startsWith("loopdiag:")).toList();
+        assertEquals(2, lines.size(), output);
+        assertTrue(lines.get(0).contains("loaded"), output);
+        assertTrue(lines.get(1).contains("already installed"), output);
+        assertTrue(Files.size(JAR) > 0);
+    }
+}
