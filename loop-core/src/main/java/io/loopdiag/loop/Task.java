@@ -163,15 +163,19 @@ public final class Task<T> extends Future<T> {
         } catch (Throwable t) {
             failure = t;
         }
-        if (cancelled || (failure == null && mustCancel)) {
-            finishCancelled(cancelled ? cancelMessage : cancelMessageRequested);
-        } else if (failure != null) {
-            super.setException(failure);
-        } else {
-            super.setResult(value);
+        try {
+            if (cancelled || (failure == null && mustCancel)) {
+                finishCancelled(cancelled ? cancelMessage : cancelMessageRequested);
+            } else if (failure != null) {
+                super.setException(failure);
+            } else {
+                super.setResult(value);
+            }
+        } finally {
+            // Whatever happened, the baton goes back: a loop waiting for it forever is a hung loop.
+            loop.unregister(this);
+            loop.yieldToLoop(true);
         }
-        loop.unregister(this);
-        loop.yieldToLoop(true);
     }
 
     private void finishCancelled(String message) {
