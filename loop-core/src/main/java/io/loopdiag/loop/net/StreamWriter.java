@@ -5,6 +5,7 @@ import static io.loopdiag.loop.Async.await;
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.Future;
 import java.io.IOException;
+import java.net.SocketAddress;
 import java.nio.channels.SocketChannel;
 
 /**
@@ -148,6 +149,11 @@ public final class StreamWriter {
     /** The peer's address as labels show it, like {@code /127.0.0.1:8080}. */
     public String peer() {
         return peer;
+    }
+
+    /** The local address of the connection (asyncio's {@code get_extra_info("sockname")}). */
+    public SocketAddress localAddress() throws IOException {
+        return channel.getLocalAddress();
     }
 
     // ---- the loop side --------------------------------------------------------------------------
