@@ -19,7 +19,8 @@ import java.nio.channels.SocketChannel;
  * operation at once and, only if it would block, watches the channel on the running loop and
  * suspends the calling task on a future of kind {@link Future#KIND_IO}; the watch is removed when
  * the operation ends, fails or the task is cancelled. Call them inside a task; at most one task may
- * wait to read, and one to write, on a channel at a time.
+ * wait to read, and one to write, on a channel at a time, and a channel wrapped in a
+ * {@link StreamReader} must not be used here: the loop holds one reader and one writer per channel.
  */
 public final class Sockets {
     private Sockets() {
