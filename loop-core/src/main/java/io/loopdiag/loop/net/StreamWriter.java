@@ -1,0 +1,259 @@
+package io.loopdiag.loop.net;
+
+import static io.loopdiag.loop.Async.await;
+
+import io.loopdiag.loop.EventLoop;
+import io.loopdiag.loop.Future;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.channels.SocketChannel;
+
+/**
+ * The writing half of a stream connection (asyncio's {@code StreamWriter} with its transport).
+ * {@link #write} never suspends: it writes what the socket takes at once and buffers the rest,
+ * which a writer callback on the loop sends as the socket drains. {@link #drain} is the
+ * back-pressure point: it suspends while the buffer is above the high-water mark, until the
+ * callback has taken it down to the low-water mark. Loop thread or a task of the loop only.
+ */
+public final class StreamWriter {
+    /** Above this many buffered bytes, {@link #drain} suspends (asyncio's default high-water mark). */
+    public static final int HIGH_WATER_BYTES = 64 * 1024;
+    /** ...until the buffer is back at or below this many (asyncio's default: a quarter of high water). */
+    public static final int LOW_WATER_BYTES = HIGH_WATER_BYTES / 4;
+
+    // state values: OPEN; CLOSING (close() called, buffered bytes still being sent); CLOSED (channel closed)
+    private static final int OPEN = 0;
+    private static final int CLOSING = 1;
+    private static final int CLOSED = 2;
+
+    private final EventLoop loop;
+    private final SocketChannel channel;
+    private final String peer;
+    private final StreamReader reader;
+    private final ByteQueue buffer = new ByteQueue();
+    private final Future<Void> closed;
+    private int state = OPEN;
+    private boolean writing; // true while the writer callback is registered
+    private boolean eofPending; // writeEof() called while bytes were still buffered
+    private boolean paused; // above high water and not yet back at low water
+    private IOException failure;
+    private Future<Void> drainWaiter;
+
+    StreamWriter(EventLoop loop, SocketChannel channel, String peer, StreamReader reader) {
+        this.loop = loop;
+        this.channel = channel;
+        this.peer = peer;
+        this.reader = reader;
+        this.closed = new Future<>(loop, Future.KIND_IO, "close " + peer);
+    }
+
+    /** Queues {@code bytes} for sending: whatever the socket takes now is written at once. */
+    public void write(byte[] bytes) throws IOException {
+        write(bytes, 0, bytes.length);
+    }
+
+    public void write(byte[] bytes, int offset, int length) throws IOException {
+        if (failure != null) {
+            throw failure;
+        }
+        if (state != OPEN || eofPending) {
+            throw new IOException("cannot write to " + peer + ": the writer is " + (state == OPEN ? "shut down" : "closed"));
+        }
+        if (length == 0) {
+            return;
+        }
+        buffer.append(bytes, offset, length);
+        if (!writing) {
+            flush();
+            if (!buffer.isEmpty() && failure == null) {
+                writing = true;
+                loop.addWriter(channel, this::onWritable);
+            }
+        }
+        if (buffer.size() > HIGH_WATER_BYTES) {
+            paused = true;
+        }
+    }
+
+    /**
+     * Suspends while the buffer is above the high-water mark, until it is down to the low-water
+     * mark; returns at once otherwise. Throws the failure if the connection broke. Inside a task.
+     */
+    public void drain() throws Exception {
+        if (failure != null) {
+            throw failure;
+        }
+        if (!paused) {
+            return;
+        }
+        if (drainWaiter != null) {
+            throw new IllegalStateException("drain() called while another task is already draining " + peer);
+        }
+        Future<Void> drained = new Future<>(loop, Future.KIND_IO, "drain " + peer);
+        drainWaiter = drained;
+        try {
+            await(drained);
+        } finally {
+            drainWaiter = null;
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Shuts down the sending side once the buffered bytes are sent; the peer reads EOF. */
+    public void writeEof() throws IOException {
+        if (state != OPEN || eofPending) {
+            return;
+        }
+        eofPending = true;
+        if (buffer.isEmpty()) {
+            shutdownOutput();
+        }
+    }
+
+    /**
+     * Closes the connection once the buffered bytes are sent (at once if none are). The reader
+     * sees EOF; {@link #waitClosed} returns when the socket is closed. Idempotent.
+     */
+    public void close() {
+        if (state != OPEN) {
+            return;
+        }
+        state = CLOSING;
+        reader.connectionLost(null);
+        if (buffer.isEmpty() || failure != null) {
+            closeChannel();
+        }
+    }
+
+    /** Suspends until the socket is closed; inside a task. */
+    public void waitClosed() throws Exception {
+        await(closed);
+    }
+
+    public boolean isClosing() {
+        return state != OPEN;
+    }
+
+    /** Bytes written and not yet taken by the socket. */
+    public int bufferedBytes() {
+        return buffer.size();
+    }
+
+    /** The reader of the same connection. */
+    public StreamReader reader() {
+        return reader;
+    }
+
+    /** The peer's address as labels show it, like {@code /127.0.0.1:8080}. */
+    public String peer() {
+        return peer;
+    }
+
+    /** The local address of the connection (asyncio's {@code get_extra_info("sockname")}). */
+    public SocketAddress localAddress() throws IOException {
+        return channel.getLocalAddress();
+    }
+
+    // ---- the loop side --------------------------------------------------------------------------
+
+    /** The writer callback: send more of the buffer, and act once it is empty or below low water. */
+    private void onWritable() {
+        flush();
+        if (failure != null) {
+            return;
+        }
+        if (buffer.isEmpty()) {
+            writing = false;
+            loop.removeWriter(channel);
+            if (state == CLOSING) {
+                closeChannel();
+                return;
+            }
+            if (eofPending) {
+                shutdownOutputQuietly();
+            }
+        }
+    }
+
+    /** Writes as much of the buffer as the socket takes now; on failure, breaks the connection. */
+    private void flush() {
+        try {
+            while (!buffer.isEmpty() && buffer.writeTo(channel) > 0) {
+                // the socket took some: offer it the rest
+            }
+        } catch (IOException e) {
+            fail(new IOException("send to " + peer + " failed: " + e.getMessage(), e));
+            return;
+        }
+        if (paused && buffer.size() <= LOW_WATER_BYTES) {
+            paused = false;
+            Future<Void> waiting = drainWaiter;
+            if (waiting != null && !waiting.isDone()) {
+                waiting.setResult(null);
+            }
+        }
+    }
+
+    private void fail(IOException cause) {
+        failure = cause;
+        Future<Void> waiting = drainWaiter;
+        if (waiting != null && !waiting.isDone()) {
+            waiting.setException(cause);
+        }
+        reader.connectionLost(cause);
+        closeChannel();
+    }
+
+    private void shutdownOutput() throws IOException {
+        try {
+            channel.shutdownOutput();
+        } catch (IOException e) {
+            fail(new IOException("shutdown of " + peer + " failed: " + e.getMessage(), e));
+            throw failure;
+        }
+    }
+
+    private void shutdownOutputQuietly() {
+        try {
+            shutdownOutput();
+        } catch (IOException alreadyReported) {
+            // fail() recorded it for the next write or drain
+        }
+    }
+
+    private void closeChannel() {
+        if (state == CLOSED) {
+            return;
+        }
+        state = CLOSED;
+        buffer.discard(buffer.size());
+        if (writing) {
+            writing = false;
+            loop.removeWriter(channel);
+        }
+        reader.connectionLost(null);
+        if (paused) {
+            paused = false; // nothing is left to send: a waiting drain returns (or throws the failure)
+            Future<Void> waiting = drainWaiter;
+            if (waiting != null && !waiting.isDone()) {
+                waiting.setResult(null);
+            }
+        }
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // Closing releases the descriptor even when it reports an error.
+        }
+        if (!closed.isDone()) {
+            closed.setResult(null);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "StreamWriter[" + peer + ", " + buffer.size() + " bytes buffered"
+                + (state == CLOSING ? ", closing" : state == CLOSED ? ", closed" : "") + "]";
+    }
+}

@@ -1,0 +1,66 @@
+package io.loopdiag.apps;
+
+import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code java -jar test-apps.jar SCENARIO [args]} runs one scenario; with no argument it lists
+ * them. Exit codes: 0 ok, 1 the scenario failed, 2 usage (unknown scenario or bad arguments).
+ */
+public final class Main {
+    static final int EXIT_OK = 0;
+    static final int EXIT_FAILED = 1;
+    static final int EXIT_USAGE = 2;
+
+    /** One scenario: a program with its own arguments, returning its exit code. */
+    @FunctionalInterface
+    interface Scenario {
+        int run(String[] args) throws Exception;
+    }
+
+    private record Entry(String description, Scenario scenario) {
+    }
+
+    /** The scenarios by name, in the order they are listed. */
+    private static final Map<String, Entry> SCENARIOS = new LinkedHashMap<>();
+
+    static {
+        SCENARIOS.put(EchoServer.NAME, new Entry(EchoServer.DESCRIPTION, EchoServer::main));
+    }
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs the scenario named by {@code args[0]} with the rest as its arguments; returns the exit code. */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0) {
+            out.println("usage: java -jar test-apps.jar SCENARIO [args]");
+            out.println("scenarios:");
+            SCENARIOS.forEach((name, entry) -> out.printf("  %-16s %s%n", name, entry.description()));
+            out.flush();
+            return EXIT_OK;
+        }
+        Entry entry = SCENARIOS.get(args[0]);
+        if (entry == null) {
+            err.println("test-apps: unknown scenario '" + args[0] + "' (run with no argument to list them)");
+            return EXIT_USAGE;
+        }
+        String[] rest = new String[args.length - 1];
+        System.arraycopy(args, 1, rest, 0, rest.length);
+        try {
+            return entry.scenario().run(rest);
+        } catch (IllegalArgumentException e) {
+            err.println("test-apps " + args[0] + ": " + e.getMessage());
+            return EXIT_USAGE;
+        } catch (Exception e) {
+            err.println("test-apps " + args[0] + " failed: " + e);
+            e.printStackTrace(err);
+            return EXIT_FAILED;
+        }
+    }
+}
