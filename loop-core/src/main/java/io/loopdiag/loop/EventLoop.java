@@ -672,8 +672,9 @@ public final class EventLoop implements AutoCloseable {
             ops |= (channel.validOps() & SelectionKey.OP_ACCEPT) != 0 ? SelectionKey.OP_ACCEPT : SelectionKey.OP_READ;
         }
         if (io.writer != null) {
+            // OP_CONNECT is polled only while a connect is pending; OP_WRITE serves once it is done.
             ops |= channel instanceof SocketChannel socket && socket.isConnectionPending()
-                    ? SelectionKey.OP_CONNECT : SelectionKey.OP_WRITE;
+                    ? SelectionKey.OP_CONNECT | SelectionKey.OP_WRITE : SelectionKey.OP_WRITE;
         }
         // A key with no interest stays registered: cancelling it and registering the channel
         // again before the next select would throw CancelledKeyException.
