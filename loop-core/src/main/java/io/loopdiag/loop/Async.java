@@ -103,6 +103,7 @@ public final class Async {
      * failure fails it at once (the others keep running); cancelling it cancels them all.
      */
     @SafeVarargs
+    @SuppressWarnings("varargs") // the array is only read, copied into a list
     public static <T> Future<List<T>> gather(Future<? extends T>... futures) {
         return gatherOn(loop(), Arrays.asList(futures), false);
     }
