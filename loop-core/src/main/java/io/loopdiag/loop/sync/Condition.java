@@ -9,9 +9,8 @@ import java.util.function.BooleanSupplier;
 /**
  * A condition variable for tasks of one loop (asyncio's {@code Condition}), bound to a
  * {@link Lock}: a task holding the lock calls {@link #waitSignal()} to release it and wait until
- * another task holding it calls {@link #notify(int)} or {@link #notifyAllWaiters()}. Loop thread
- * and its
- * tasks only.
+ * another task holding it calls {@link #notify(int)} or {@link #notifyAllWaiters()}. Loop
+ * thread and its tasks only.
  *
  * <p>As with any condition variable, a woken task should re-check what it waited for
  * ({@link #waitFor} does): a task notified and then cancelled passes its notification on to the
