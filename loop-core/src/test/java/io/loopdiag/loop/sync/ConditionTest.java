@@ -176,4 +176,34 @@ class ConditionTest {
         assertEquals(List.of("b"), woken);
         assertFalse(condition.isLocked());
     }
+
+    @Test
+    void aWaitCancelledAgainWhileReacquiringStillEndsWithTheLockHeld() throws Exception {
+        Condition condition = new Condition();
+        boolean[] heldWhenCancelled = {false};
+        run(() -> {
+            Task<Void> waiting = createTask("waiting", () -> condition.withLock(() -> {
+                try {
+                    condition.waitSignal();
+                } catch (CancelledException e) {
+                    heldWhenCancelled[0] = condition.isLocked();
+                    throw e;
+                }
+                return null;
+            }));
+            settle();
+            condition.acquire();
+            waiting.cancel(); // cancels the wait for a notification...
+            settle();
+            waiting.cancel(); // ...and then the wait for the lock
+            settle();
+            assertFalse(waiting.isDone());
+            assertEquals(1, condition.lock().waiting());
+            condition.release();
+            assertThrows(CancelledException.class, () -> await(waiting));
+            return null;
+        });
+        assertTrue(heldWhenCancelled[0]);
+        assertFalse(condition.isLocked());
+    }
 }

@@ -58,12 +58,11 @@ class LockTest {
             assertEquals(3, lock.waiting());
             assertEquals("lock acquire", waiters.get(0).awaiting().awaitLabel());
             lock.release();
-            // A newcomer asking after the release must not overtake the waiters.
-            Task<Boolean> late = createTask("late", () -> lock.withLock(() -> order.add("late")));
+            // Asking again at once, before any waiter has run, must not overtake them.
+            lock.withLock(() -> order.add("late"));
             for (Task<Void> waiter : waiters) {
                 await(waiter);
             }
-            await(late);
             return null;
         });
         assertEquals(List.of("a", "b", "c", "late"), order);
@@ -147,5 +146,23 @@ class LockTest {
             lock.release();
             return null;
         });
+    }
+
+    @Test
+    void aTaskAlreadyCancelledWhenItWaitsForTheLockNeverGetsIt() throws Exception {
+        Lock lock = new Lock();
+        run(() -> {
+            lock.acquire();
+            Task<Void> doomed = createTask("doomed", () -> {
+                Task.current().cancel(); // pending cancellation: thrown at the first suspension
+                lock.acquire();
+                return null;
+            });
+            assertThrows(CancelledException.class, () -> await(doomed));
+            assertEquals(0, lock.waiting());
+            lock.release();
+            return null;
+        });
+        assertFalse(lock.isLocked());
     }
 }

@@ -134,4 +134,24 @@ class SemaphoreTest {
     void negativePermitsAreRefused() {
         assertThrows(IllegalArgumentException.class, () -> new Semaphore(-1));
     }
+
+    @Test
+    void aReleasedPermitGoesToTheWaiterNotToANewcomer() throws Exception {
+        Semaphore semaphore = new Semaphore(1);
+        List<String> order = new ArrayList<>();
+        run(() -> {
+            semaphore.acquire();
+            Task<Void> waiter = createTask("waiter", () -> semaphore.withPermit(() -> {
+                order.add("waiter");
+                return null;
+            }));
+            settle();
+            semaphore.release(); // the permit is the waiter's now, though it has not run yet
+            semaphore.withPermit(() -> order.add("newcomer")); // so this waits behind it
+            await(waiter);
+            return null;
+        });
+        assertEquals(List.of("waiter", "newcomer"), order);
+        assertEquals(1, semaphore.available());
+    }
 }
