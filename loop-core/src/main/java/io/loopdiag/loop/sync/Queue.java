@@ -53,7 +53,10 @@ public final class Queue<T> {
         return maxSize > 0 && items.size() >= maxSize;
     }
 
-    /** Adds {@code item} (not null) at the back, first suspending the calling task while the queue is full. */
+    /**
+     * Adds {@code item} (not null) at the back, first suspending the calling task while the queue
+     * is full. On {@link io.loopdiag.loop.CancelledException} the item was not added.
+     */
     public void put(T item) throws Exception {
         requireItem(item);
         while (isFull()) {
@@ -82,7 +85,10 @@ public final class Queue<T> {
         getters.wakeFirst();
     }
 
-    /** Removes and returns the item at the front, first suspending the calling task while the queue is empty. */
+    /**
+     * Removes and returns the item at the front, first suspending the calling task while the queue
+     * is empty. On {@link io.loopdiag.loop.CancelledException} no item was taken.
+     */
     public T get() throws Exception {
         while (isEmpty()) {
             Future<Void> getter = getters.add();

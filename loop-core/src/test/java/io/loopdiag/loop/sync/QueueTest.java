@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.loopdiag.loop.Async;
 import io.loopdiag.loop.CancelledException;
 import io.loopdiag.loop.Coroutine;
 import io.loopdiag.loop.EventLoop;
@@ -17,6 +18,7 @@ import io.loopdiag.loop.Task;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -281,5 +283,19 @@ class QueueTest {
         }
         queue.putNowait("for the first loop");
         assertSame("for the first loop", loop.runUntilComplete(getter[0]));
+    }
+
+    @Test
+    void getWithATimeoutGivesUpAndLeavesTheQueueUsable() throws Exception {
+        Queue<String> queue = new Queue<>();
+        String got = run(() -> {
+            assertThrows(TimeoutException.class, () -> Async.timeout(Duration.ofMillis(5), queue::get));
+            Task<String> getter = createTask("getter", queue::get);
+            settle();
+            queue.put("after the timeout");
+            return await(getter);
+        });
+        assertEquals("after the timeout", got);
+        assertEquals(Duration.ofMillis(5).toNanos(), clock.nanoTime());
     }
 }
