@@ -18,12 +18,13 @@ final class LoopBinding {
 
     /**
      * The loop of the calling task, binding to it on first use. Throws IllegalStateException if
-     * the caller is not a task (waiting means suspending a task) or is a task of another loop.
+     * the caller is not a task (waiting means suspending a task) or is a task of another loop;
+     * {@code operation} ("queue get") names what was called, for that message.
      */
     EventLoop loopOfCurrentTask(String operation) {
         Task<?> task = Task.current();
         if (task == null) {
-            throw new IllegalStateException(owner + " " + operation + " may suspend, so it can only be called inside a task");
+            throw new IllegalStateException(operation + " may suspend, so it can only be called inside a task");
         }
         EventLoop running = task.loop();
         if (loop == null) {

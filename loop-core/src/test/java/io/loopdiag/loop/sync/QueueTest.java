@@ -264,7 +264,8 @@ class QueueTest {
     @Test
     void getOutsideATaskIsRefused() {
         Queue<String> queue = new Queue<>();
-        assertThrows(IllegalStateException.class, queue::get);
+        IllegalStateException outside = assertThrows(IllegalStateException.class, queue::get);
+        assertTrue(outside.getMessage().startsWith("queue get "), outside.getMessage());
     }
 
     @Test
