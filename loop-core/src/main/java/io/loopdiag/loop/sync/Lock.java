@@ -1,0 +1,80 @@
+package io.loopdiag.loop.sync;
+
+import io.loopdiag.loop.Async;
+import io.loopdiag.loop.Coroutine;
+import io.loopdiag.loop.Future;
+
+/**
+ * A mutual-exclusion lock for tasks of one loop (asyncio's {@code Lock}). It is not reentrant and
+ * has no owner: any task may release it. Loop thread and its tasks only.
+ *
+ * <p>Fairness is by hand-off: {@link #release()} with tasks waiting passes the lock straight to
+ * the one that waited longest, and the lock stays locked meanwhile, so no task can take it in
+ * between. (asyncio marks its lock free and lets the woken task take it; the order is the same,
+ * but here {@link #isLocked()} stays true across the hand-off.) A task cancelled after the lock
+ * was handed to it releases it, passing it on.
+ */
+public final class Lock {
+    private final Waiters waiters = new Waiters(new LoopBinding("lock"), "lock", "lock acquire");
+    private boolean locked;
+
+    /** True if some task holds the lock or it is being handed to a waiting task. */
+    public boolean isLocked() {
+        return locked;
+    }
+
+    /**
+     * Takes the lock, first suspending the calling task behind the tasks already waiting. On
+     * {@link io.loopdiag.loop.CancelledException} the lock is not held.
+     */
+    public void acquire() throws Exception {
+        if (!locked) {
+            // Waiters exist only while the lock is locked (release hands it to them), so nobody is overtaken.
+            locked = true;
+            return;
+        }
+        Future<Void> handedOver = waiters.add();
+        try {
+            Async.await(handedOver);
+        } catch (Throwable failure) {
+            waiters.remove(handedOver);
+            if (Waiters.isWoken(handedOver)) {
+                release(); // cancelled after the lock was handed to us: hand it to the next waiter
+            }
+            throw failure;
+        }
+    }
+
+    /**
+     * Releases the lock, handing it to the longest-waiting task if there is one. Throws
+     * IllegalStateException if the lock is not locked.
+     */
+    public void release() {
+        if (!locked) {
+            throw new IllegalStateException("release() of a lock that is not locked");
+        }
+        if (!waiters.wakeFirst()) {
+            locked = false;
+        }
+    }
+
+    /** Runs {@code body} holding the lock and releases it however the body ends; returns the body's result. */
+    public <T> T withLock(Coroutine.Body<T> body) throws Exception {
+        acquire();
+        try {
+            return body.call();
+        } finally {
+            release();
+        }
+    }
+
+    /** How many tasks are waiting to acquire the lock. */
+    public int waiting() {
+        return waiters.pendingCount();
+    }
+
+    @Override
+    public String toString() {
+        return "Lock[" + (locked ? "locked" : "unlocked") + ", waiters " + waiters.pendingCount() + "]";
+    }
+}

@@ -1,0 +1,162 @@
+package io.loopdiag.loop.sync;
+
+import io.loopdiag.loop.Async;
+import io.loopdiag.loop.Future;
+import java.util.ArrayDeque;
+
+/**
+ * A FIFO queue between tasks of one loop (asyncio's {@code Queue}): {@link #get()} suspends while
+ * it is empty and, if it is bounded, {@link #put} suspends while it is full. Tasks waiting to get
+ * or to put are woken one at a time in the order they began to wait. Every put item counts as
+ * unfinished until a consumer calls {@link #taskDone()}, which is what {@link #join()} waits for.
+ * Loop thread and its tasks only.
+ *
+ * <p>A woken task takes its item when it runs, so a task calling {@link #getNowait()} in between
+ * can take it first; the woken one then waits again at the back, as in asyncio. A task cancelled
+ * after it was woken passes the wake-up on to the next waiter, so no item is left unclaimed.
+ */
+public final class Queue<T> {
+    private final int maxSize;
+    private final ArrayDeque<T> items = new ArrayDeque<>();
+    private final LoopBinding binding = new LoopBinding("queue");
+    private final Waiters getters = new Waiters(binding, "queue", "queue get");
+    private final Waiters putters = new Waiters(binding, "queue", "queue put");
+    private final Waiters joiners = new Waiters(binding, "queue", "queue join");
+    private int unfinishedTasks; // items put and not yet marked done with taskDone()
+
+    /** An unbounded queue. */
+    public Queue() {
+        this(0);
+    }
+
+    /** A queue holding at most {@code maxSize} items; zero or less means unbounded, as in asyncio. */
+    public Queue(int maxSize) {
+        this.maxSize = Math.max(0, maxSize);
+    }
+
+    /** The bound given at creation, or 0 if the queue is unbounded. */
+    public int maxSize() {
+        return maxSize;
+    }
+
+    /** How many items the queue holds now. */
+    public int size() {
+        return items.size();
+    }
+
+    public boolean isEmpty() {
+        return items.isEmpty();
+    }
+
+    /** True if the queue is bounded and holds {@link #maxSize()} items: {@link #put} would suspend. */
+    public boolean isFull() {
+        return maxSize > 0 && items.size() >= maxSize;
+    }
+
+    /**
+     * Adds {@code item} (not null) at the back, first suspending the calling task while the queue
+     * is full. On {@link io.loopdiag.loop.CancelledException} the item was not added.
+     */
+    public void put(T item) throws Exception {
+        requireItem(item);
+        while (isFull()) {
+            Future<Void> putter = putters.add();
+            try {
+                Async.await(putter);
+            } catch (Throwable failure) {
+                putters.remove(putter);
+                if (!isFull() && Waiters.isWoken(putter)) {
+                    putters.wakeFirst(); // the free slot we were woken for is another putter's now
+                }
+                throw failure;
+            }
+        }
+        putNowait(item);
+    }
+
+    /** Adds {@code item} (not null) at the back without waiting; throws {@link QueueFullException} if full. */
+    public void putNowait(T item) {
+        requireItem(item);
+        if (isFull()) {
+            throw new QueueFullException("queue is full (" + maxSize + " items)");
+        }
+        items.add(item);
+        unfinishedTasks++;
+        getters.wakeFirst();
+    }
+
+    /**
+     * Removes and returns the item at the front, first suspending the calling task while the queue
+     * is empty. On {@link io.loopdiag.loop.CancelledException} no item was taken.
+     */
+    public T get() throws Exception {
+        while (isEmpty()) {
+            Future<Void> getter = getters.add();
+            try {
+                Async.await(getter);
+            } catch (Throwable failure) {
+                getters.remove(getter);
+                if (!isEmpty() && Waiters.isWoken(getter)) {
+                    getters.wakeFirst(); // the item we were woken for is another getter's now
+                }
+                throw failure;
+            }
+        }
+        return getNowait();
+    }
+
+    /** Removes and returns the item at the front without waiting; throws {@link QueueEmptyException} if empty. */
+    public T getNowait() {
+        T item = items.poll();
+        if (item == null) {
+            throw new QueueEmptyException("queue is empty");
+        }
+        putters.wakeFirst();
+        return item;
+    }
+
+    /**
+     * Marks one item taken with {@link #get()} as processed; when every put item is, tasks in
+     * {@link #join()} are woken. Throws IllegalStateException if called more times than items were put.
+     */
+    public void taskDone() {
+        if (unfinishedTasks <= 0) {
+            throw new IllegalStateException("taskDone() called more times than items were put");
+        }
+        unfinishedTasks--;
+        if (unfinishedTasks == 0) {
+            joiners.wakeAll();
+        }
+    }
+
+    /** Suspends the calling task until every item put so far has been marked with {@link #taskDone()}. */
+    public void join() throws Exception {
+        if (unfinishedTasks == 0) {
+            return;
+        }
+        Future<Void> joiner = joiners.add();
+        try {
+            Async.await(joiner);
+        } finally {
+            joiners.remove(joiner);
+        }
+    }
+
+    /** How many put items have not been marked with {@link #taskDone()} yet. */
+    public int unfinishedTasks() {
+        return unfinishedTasks;
+    }
+
+    private static void requireItem(Object item) {
+        if (item == null) {
+            throw new NullPointerException("a queue item cannot be null");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Queue[size " + items.size() + (maxSize > 0 ? "/" + maxSize : "")
+                + ", getters " + getters.pendingCount() + ", putters " + putters.pendingCount()
+                + ", unfinished " + unfinishedTasks + "]";
+    }
+}

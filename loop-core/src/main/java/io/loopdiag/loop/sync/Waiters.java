@@ -1,0 +1,78 @@
+package io.loopdiag.loop.sync;
+
+import io.loopdiag.loop.Future;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+
+/**
+ * The FIFO of futures that tasks wait on, one per waiting task. Waking a waiter removes it and
+ * completes its future; a waiter whose future was cancelled (its task was cancelled) stays until
+ * its task removes it, and is skipped when waking.
+ */
+final class Waiters {
+    private final LoopBinding binding;
+    private final String kind;
+    private final String label;
+    private final ArrayDeque<Future<Void>> futures = new ArrayDeque<>();
+
+    /** Waiters whose futures dumps show as waiting on a {@code kind} thing, doing {@code label}. */
+    Waiters(LoopBinding binding, String kind, String label) {
+        this.binding = binding;
+        this.kind = kind;
+        this.label = label;
+    }
+
+    /** A new pending future at the back of the FIFO, on the calling task's loop. */
+    Future<Void> add() {
+        Future<Void> waiter = new Future<>(binding.loopOfCurrentTask(label), kind, label);
+        futures.add(waiter);
+        return waiter;
+    }
+
+    /** Takes {@code waiter} out of the FIFO if it is still there (a cancelled wait). */
+    void remove(Future<Void> waiter) {
+        futures.remove(waiter);
+    }
+
+    /** Wakes the first waiter whose future is still pending; false if there is none. */
+    boolean wakeFirst() {
+        Future<Void> waiter;
+        while ((waiter = futures.poll()) != null) {
+            if (!waiter.isDone()) {
+                waiter.setResult(null);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Wakes up to {@code count} pending waiters, oldest first; returns how many were woken. */
+    int wake(int count) {
+        int woken = 0;
+        while (woken < count && wakeFirst()) {
+            woken++;
+        }
+        return woken;
+    }
+
+    /** Wakes every pending waiter; returns how many were woken. */
+    int wakeAll() {
+        return wake(Integer.MAX_VALUE);
+    }
+
+    /** How many waiters are pending (not woken, not cancelled). */
+    int pendingCount() {
+        int pending = 0;
+        for (Iterator<Future<Void>> it = futures.iterator(); it.hasNext(); ) {
+            if (!it.next().isDone()) {
+                pending++;
+            }
+        }
+        return pending;
+    }
+
+    /** True if {@code waiter} was woken, as opposed to cancelled: its task was given something. */
+    static boolean isWoken(Future<Void> waiter) {
+        return waiter.isDone() && !waiter.isCancelled();
+    }
+}

@@ -1,0 +1,105 @@
+package io.loopdiag.loop.sync;
+
+import static io.loopdiag.loop.Async.await;
+import static io.loopdiag.loop.Async.createTask;
+import static io.loopdiag.loop.Async.sleep;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.loopdiag.loop.CancelledException;
+import io.loopdiag.loop.Coroutine;
+import io.loopdiag.loop.EventLoop;
+import io.loopdiag.loop.LoopClock;
+import io.loopdiag.loop.Task;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(10)
+class EventTest {
+    private final LoopClock.Virtual clock = LoopClock.virtual();
+    private final EventLoop loop = new EventLoop("test", clock);
+
+    @AfterEach
+    void close() {
+        loop.close();
+    }
+
+    private <T> T run(Coroutine.Body<T> body) throws Exception {
+        return loop.runUntilComplete(loop.createTask("main", body));
+    }
+
+    @Test
+    void setWakesEveryWaitingTask() throws Exception {
+        Event event = new Event();
+        List<String> woken = new ArrayList<>();
+        run(() -> {
+            List<Task<Void>> waiters = new ArrayList<>();
+            for (String name : List.of("w1", "w2", "w3")) {
+                waiters.add(createTask(name, () -> {
+                    event.waitSet();
+                    woken.add(name);
+                    return null;
+                }));
+            }
+            sleep(Duration.ofMillis(10));
+            assertTrue(woken.isEmpty());
+            assertEquals("event wait", waiters.get(0).awaiting().awaitLabel());
+            event.set();
+            for (Task<Void> waiter : waiters) {
+                await(waiter);
+            }
+            return null;
+        });
+        assertEquals(List.of("w1", "w2", "w3"), woken);
+        assertTrue(event.isSet());
+    }
+
+    @Test
+    void waitSetReturnsAtOnceWhileSetAndSuspendsAgainAfterClear() throws Exception {
+        Event event = new Event();
+        event.set();
+        run(() -> {
+            event.waitSet();
+            assertEquals(0, clock.nanoTime());
+            event.clear();
+            assertFalse(event.isSet());
+            Task<Void> waiter = createTask("waiter", () -> {
+                event.waitSet();
+                return null;
+            });
+            sleep(Duration.ofMillis(5));
+            assertFalse(waiter.isDone());
+            event.set();
+            await(waiter);
+            return null;
+        });
+    }
+
+    @Test
+    void aCancelledWaiterDoesNotKeepOthersFromWaking() throws Exception {
+        Event event = new Event();
+        run(() -> {
+            Task<Void> cancelled = createTask("cancelled", () -> {
+                event.waitSet();
+                return null;
+            });
+            Task<Void> other = createTask("other", () -> {
+                event.waitSet();
+                return null;
+            });
+            sleep(Duration.ofMillis(1));
+            cancelled.cancel();
+            sleep(Duration.ofMillis(1));
+            event.set();
+            await(other);
+            assertThrows(CancelledException.class, () -> await(cancelled));
+            return null;
+        });
+    }
+}
