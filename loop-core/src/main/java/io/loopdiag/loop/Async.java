@@ -240,7 +240,8 @@ public final class Async {
     public static <T> T timeout(Duration timeout, Coroutine.Body<T> body) throws Exception {
         Task<?> task = Task.currentOrThrow("timeout");
         EventLoop loop = task.loop;
-        boolean[] expired = {false};
+        int cancellingAtEntry = task.cancelling();
+        boolean[] expired = {false}; // true while our own cancellation request is outstanding
         TimerHandle timer = loop.callLater(timeout, () -> {
             if (!task.isDone()) {
                 expired[0] = true;
@@ -250,14 +251,21 @@ public final class Async {
         try {
             return body.call();
         } catch (CancelledException e) {
-            if (expired[0] && task.uncancel() == 0) {
-                TimeoutException timedOut = new TimeoutException("timed out after " + timeout);
-                timedOut.initCause(e);
-                throw timedOut;
+            if (expired[0]) {
+                expired[0] = false;
+                // Ours only if no other request (from outside, or an outer timeout) came meanwhile.
+                if (task.uncancel() <= cancellingAtEntry) {
+                    TimeoutException timedOut = new TimeoutException("timed out after " + timeout);
+                    timedOut.initCause(e);
+                    throw timedOut;
+                }
             }
             throw e;
         } finally {
             timer.cancel();
+            if (expired[0]) {
+                task.uncancel(); // the body swallowed our cancellation: withdraw the request anyway
+            }
         }
     }
 

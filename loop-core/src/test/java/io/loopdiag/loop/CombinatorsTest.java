@@ -229,6 +229,52 @@ class CombinatorsTest {
     }
 
     @Test
+    void aTimeoutWhoseBodySwallowsTheCancellationLeavesNoRequestBehind() throws Exception {
+        String outcome = run(() -> {
+            Async.timeout(Duration.ofMillis(10), () -> {
+                try {
+                    sleep(Duration.ofSeconds(1));
+                } catch (CancelledException swallowed) {
+                    // the body refuses the cancellation and returns normally
+                }
+                return null;
+            });
+            assertEquals(0, Async.currentTask().cancelling());
+            try {
+                Async.timeout(Duration.ofMillis(10), () -> {
+                    sleep(Duration.ofSeconds(1));
+                    return null;
+                });
+                return "no timeout";
+            } catch (TimeoutException e) {
+                return "second timeout is a TimeoutException";
+            }
+        });
+        assertEquals("second timeout is a TimeoutException", outcome);
+    }
+
+    @Test
+    void nestedTimeoutsEachReportTheirOwnExpiry() throws Exception {
+        String outcome = run(() -> {
+            try {
+                return Async.timeout(Duration.ofMillis(10), () -> {
+                    try {
+                        return Async.timeout(Duration.ofSeconds(10), () -> {
+                            sleep(Duration.ofSeconds(60));
+                            return "inner finished";
+                        });
+                    } catch (TimeoutException inner) {
+                        return "inner timed out (wrong: the outer one expired)";
+                    }
+                });
+            } catch (TimeoutException outer) {
+                return "outer timed out";
+            }
+        });
+        assertEquals("outer timed out", outcome);
+    }
+
+    @Test
     void anOuterCancellationPassesThroughTimeout() {
         Task<Void> main = loop.createTask("main", () -> Async.timeout(Duration.ofHours(1), () -> {
             sleep(Duration.ofHours(2));
