@@ -1,6 +1,5 @@
 package io.loopdiag.loop.sync;
 
-import io.loopdiag.loop.Async;
 import io.loopdiag.loop.Coroutine;
 import io.loopdiag.loop.Future;
 
@@ -33,16 +32,7 @@ public final class Lock {
             locked = true;
             return;
         }
-        Future<Void> handedOver = waiters.add();
-        try {
-            Async.await(handedOver);
-        } catch (Throwable failure) {
-            waiters.remove(handedOver);
-            if (Waiters.isWoken(handedOver)) {
-                release(); // cancelled after the lock was handed to us: hand it to the next waiter
-            }
-            throw failure;
-        }
+        waiters.awaitHandOff(this::release);
     }
 
     /**

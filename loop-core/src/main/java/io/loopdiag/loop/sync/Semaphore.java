@@ -1,6 +1,5 @@
 package io.loopdiag.loop.sync;
 
-import io.loopdiag.loop.Async;
 import io.loopdiag.loop.Coroutine;
 import io.loopdiag.loop.Future;
 
@@ -63,16 +62,7 @@ public final class Semaphore {
             available--;
             return;
         }
-        Future<Void> handedOver = waiters.add();
-        try {
-            Async.await(handedOver);
-        } catch (Throwable failure) {
-            waiters.remove(handedOver);
-            if (Waiters.isWoken(handedOver)) {
-                release(); // cancelled after a permit was handed to us: hand it to the next waiter
-            }
-            throw failure;
-        }
+        waiters.awaitHandOff(this::release);
     }
 
     /**

@@ -71,6 +71,24 @@ final class Waiters {
         return pending;
     }
 
+    /**
+     * Waits at the back of the FIFO until {@link #wakeFirst} hands this task what it waits for (a
+     * lock, a permit). If the task is cancelled after the hand-off, {@code passOn} gives it back so
+     * it reaches the next waiter instead of being lost.
+     */
+    void awaitHandOff(Runnable passOn) throws Exception {
+        Future<Void> handedOver = add();
+        try {
+            io.loopdiag.loop.Async.await(handedOver);
+        } catch (Throwable failure) {
+            remove(handedOver);
+            if (isWoken(handedOver)) {
+                passOn.run();
+            }
+            throw failure;
+        }
+    }
+
     /** True if {@code waiter} was woken, as opposed to cancelled: its task was given something. */
     static boolean isWoken(Future<Void> waiter) {
         return waiter.isDone() && !waiter.isCancelled();
