@@ -12,23 +12,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 
 /** gather, TaskGroup, waitFor, timeout and shield. */
 @Timeout(10)
 class CombinatorsTest {
-    private final LoopClock.Virtual clock = LoopClock.virtual();
-    private final EventLoop loop = new EventLoop("test", clock);
-
-    @AfterEach
-    void close() {
-        loop.close();
-    }
+    @RegisterExtension
+    final TestLoop test = new TestLoop();
+    private final LoopClock.Virtual clock = test.clock;
+    private final EventLoop loop = test.loop;
 
     private <T> T run(Coroutine.Body<T> body) throws Exception {
-        return loop.runUntilComplete(loop.createTask("main", body));
+        return test.run(body);
     }
 
     private static Coroutine<Integer> after(Duration delay, int value) {

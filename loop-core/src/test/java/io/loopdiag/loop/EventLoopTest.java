@@ -13,19 +13,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(10)
 class EventLoopTest {
-    private final LoopClock.Virtual clock = LoopClock.virtual();
-    private final EventLoop loop = new EventLoop("test", clock);
-
-    @AfterEach
-    void close() {
-        loop.close();
-    }
+    @RegisterExtension
+    final TestLoop test = new TestLoop();
+    private final LoopClock.Virtual clock = test.clock;
+    private final EventLoop loop = test.loop;
 
     @Test
     void callSoonRunsCallbacksInFifoOrder() {

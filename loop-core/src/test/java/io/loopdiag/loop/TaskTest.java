@@ -12,19 +12,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(10)
 class TaskTest {
-    private final LoopClock.Virtual clock = LoopClock.virtual();
-    private final EventLoop loop = new EventLoop("test", clock);
-
-    @AfterEach
-    void close() {
-        loop.close();
-    }
+    @RegisterExtension
+    final TestLoop test = new TestLoop();
+    private final LoopClock.Virtual clock = test.clock;
+    private final EventLoop loop = test.loop;
 
     @Test
     void twoTasksThatSleepBetweenPrintsInterleave() throws Exception {

@@ -14,25 +14,22 @@ import io.loopdiag.loop.Coroutine;
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.LoopClock;
 import io.loopdiag.loop.Task;
+import io.loopdiag.loop.TestLoop;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(10)
 class ConditionTest {
-    private final LoopClock.Virtual clock = LoopClock.virtual();
-    private final EventLoop loop = new EventLoop("test", clock);
-
-    @AfterEach
-    void close() {
-        loop.close();
-    }
+    @RegisterExtension
+    final TestLoop test = new TestLoop();
+    private final EventLoop loop = test.loop;
 
     private <T> T run(Coroutine.Body<T> body) throws Exception {
-        return loop.runUntilComplete(loop.createTask("main", body));
+        return test.run(body);
     }
 
     private static void settle() throws Exception {

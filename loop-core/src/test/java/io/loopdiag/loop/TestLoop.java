@@ -1,0 +1,24 @@
+package io.loopdiag.loop;
+
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * A loop on virtual time for one test, closed after it: {@code @RegisterExtension final TestLoop
+ * test = new TestLoop();}. Virtual time jumps to the next timer instead of waiting, so a test of
+ * an hour-long sleep runs at once and always the same way.
+ */
+public final class TestLoop implements AfterEachCallback {
+    public final LoopClock.Virtual clock = LoopClock.virtual();
+    public final EventLoop loop = new EventLoop("test", clock);
+
+    /** Runs {@code body} as a task named {@code main} until it completes; returns its result. */
+    public <T> T run(Coroutine.Body<T> body) throws Exception {
+        return loop.runUntilComplete(loop.createTask("main", body));
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        loop.close();
+    }
+}
