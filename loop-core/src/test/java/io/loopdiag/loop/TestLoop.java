@@ -17,6 +17,13 @@ public final class TestLoop implements AfterEachCallback {
         return loop.runUntilComplete(loop.createTask("main", body));
     }
 
+    /** Inside a task: yields a few times, so that every task woken so far has run up to its next wait. */
+    public static void settle() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            Async.sleep(java.time.Duration.ZERO);
+        }
+    }
+
     @Override
     public void afterEach(ExtensionContext context) {
         loop.close();

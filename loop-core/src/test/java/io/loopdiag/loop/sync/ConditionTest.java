@@ -32,12 +32,6 @@ class ConditionTest {
         return test.run(body);
     }
 
-    private static void settle() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            sleep(Duration.ZERO);
-        }
-    }
-
     /** Starts a task that waits on {@code condition} once and logs its name when woken. */
     private static Task<Void> waiter(Condition condition, String name, List<String> woken) {
         return createTask(name, () -> condition.withLock(() -> {
@@ -55,13 +49,13 @@ class ConditionTest {
         run(() -> {
             Task<Void> a = waiter(condition, "a", woken);
             Task<Void> b = waiter(condition, "b", woken);
-            settle();
+            TestLoop.settle();
             assertEquals(2, condition.waiting());
             assertFalse(condition.isLocked()); // both released it to wait
             assertEquals("condition wait", a.awaiting().awaitLabel());
             condition.withLock(() -> condition.notify(1));
             await(a);
-            settle();
+            TestLoop.settle();
             assertEquals(List.of("a"), woken);
             assertFalse(b.isDone());
             condition.withLock(() -> condition.notify(1));
@@ -78,7 +72,7 @@ class ConditionTest {
         run(() -> {
             List<Task<Void>> waiters = List.of(waiter(condition, "a", woken), waiter(condition, "b", woken),
                     waiter(condition, "c", woken));
-            settle();
+            TestLoop.settle();
             int count = condition.withLock(condition::notifyAllWaiters);
             assertEquals(3, count);
             for (Task<Void> waiter : waiters) {
@@ -142,10 +136,10 @@ class ConditionTest {
                 }
                 return null;
             }));
-            settle();
+            TestLoop.settle();
             lock.acquire(); // the waiter must wait for the lock to come back to it
             waiting.cancel();
-            settle();
+            TestLoop.settle();
             assertFalse(waiting.isDone());
             lock.release();
             assertThrows(CancelledException.class, () -> await(waiting));
@@ -163,7 +157,7 @@ class ConditionTest {
         run(() -> {
             Task<Void> a = waiter(condition, "a", woken);
             Task<Void> b = waiter(condition, "b", woken);
-            settle();
+            TestLoop.settle();
             condition.withLock(() -> condition.notify(1)); // notifies a, which has not run yet...
             a.cancel(); // ...and is cancelled before it can act on it
             await(b);
@@ -188,12 +182,12 @@ class ConditionTest {
                 }
                 return null;
             }));
-            settle();
+            TestLoop.settle();
             condition.acquire();
             waiting.cancel(); // cancels the wait for a notification...
-            settle();
+            TestLoop.settle();
             waiting.cancel(); // ...and then the wait for the lock
-            settle();
+            TestLoop.settle();
             assertFalse(waiting.isDone());
             assertEquals(1, condition.lock().waiting());
             condition.release();

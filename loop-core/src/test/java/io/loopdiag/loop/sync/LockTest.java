@@ -31,12 +31,6 @@ class LockTest {
         return test.run(body);
     }
 
-    private static void settle() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            sleep(Duration.ZERO);
-        }
-    }
-
     @Test
     void waitersGetTheLockInTheOrderTheyAskedForIt() throws Exception {
         Lock lock = new Lock();
@@ -51,7 +45,7 @@ class LockTest {
                     return null;
                 })));
             }
-            settle();
+            TestLoop.settle();
             assertEquals(3, lock.waiting());
             assertEquals("lock acquire", waiters.get(0).awaiting().awaitLabel());
             lock.release();
@@ -93,9 +87,9 @@ class LockTest {
             lock.acquire();
             Task<Void> cancelled = createTask("cancelled", () -> lock.withLock(() -> null));
             Task<String> next = createTask("next", () -> lock.withLock(() -> "got it"));
-            settle();
+            TestLoop.settle();
             cancelled.cancel();
-            settle();
+            TestLoop.settle();
             assertEquals(1, lock.waiting());
             lock.release();
             assertEquals("got it", await(next));
@@ -112,7 +106,7 @@ class LockTest {
             lock.acquire();
             Task<Void> first = createTask("first", () -> lock.withLock(() -> null));
             Task<String> second = createTask("second", () -> lock.withLock(() -> "second ran"));
-            settle();
+            TestLoop.settle();
             lock.release(); // hands the lock to first, which has not run yet...
             assertTrue(lock.isLocked());
             first.cancel(); // ...and is cancelled before it can use it
@@ -133,9 +127,9 @@ class LockTest {
                 lock.acquire();
                 return null;
             });
-            settle();
+            TestLoop.settle();
             cancelled.cancel();
-            settle();
+            TestLoop.settle();
             lock.release();
             assertFalse(lock.isLocked());
             lock.acquire();

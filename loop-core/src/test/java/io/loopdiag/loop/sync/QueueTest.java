@@ -36,12 +36,6 @@ class QueueTest {
     }
 
     /** Lets every ready task run until it suspends again. */
-    private static void settle() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            sleep(Duration.ZERO);
-        }
-    }
-
     @Test
     void itemsComeOutInTheOrderTheyWentIn() throws Exception {
         Queue<String> queue = new Queue<>();
@@ -84,7 +78,7 @@ class QueueTest {
                     return null;
                 }));
             }
-            settle();
+            TestLoop.settle();
             for (int i = 1; i <= 3; i++) {
                 queue.putNowait(i);
             }
@@ -108,7 +102,7 @@ class QueueTest {
                 }
                 return null;
             });
-            settle();
+            TestLoop.settle();
             assertEquals(List.of("put a", "put b"), log);
             assertTrue(queue.isFull());
             assertFalse(producer.isDone());
@@ -193,9 +187,9 @@ class QueueTest {
         String got = run(() -> {
             Task<String> first = createTask("first", queue::get);
             Task<String> second = createTask("second", queue::get);
-            settle();
+            TestLoop.settle();
             first.cancel();
-            settle();
+            TestLoop.settle();
             assertTrue(first.isCancelled());
             queue.put("item");
             return await(second);
@@ -210,7 +204,7 @@ class QueueTest {
         String got = run(() -> {
             Task<String> first = createTask("first", queue::get);
             Task<String> second = createTask("second", queue::get);
-            settle();
+            TestLoop.settle();
             queue.putNowait("item"); // wakes first, which has not run yet...
             first.cancel(); // ...and is cancelled before it can take the item
             String result = await(second);
@@ -234,7 +228,7 @@ class QueueTest {
                 queue.put("b");
                 return null;
             });
-            settle();
+            TestLoop.settle();
             assertEquals("first", queue.getNowait()); // wakes a, which has not run yet...
             a.cancel(); // ...and is cancelled before it can use the free slot
             await(b);
@@ -250,7 +244,7 @@ class QueueTest {
         Queue<String> queue = new Queue<>();
         run(() -> {
             Task<String> getter = createTask("getter", queue::get);
-            settle();
+            TestLoop.settle();
             assertEquals("queue", getter.awaiting().awaitKind());
             assertEquals("queue get", getter.awaiting().awaitLabel());
             queue.put("x");
@@ -272,7 +266,7 @@ class QueueTest {
         Task<String>[] getter = new Task[1];
         run(() -> {
             getter[0] = createTask("getter", queue::get);
-            settle();
+            TestLoop.settle();
             return null;
         });
         try (EventLoop other = new EventLoop("other", LoopClock.virtual())) {
@@ -290,7 +284,7 @@ class QueueTest {
         String got = run(() -> {
             assertThrows(TimeoutException.class, () -> Async.timeout(Duration.ofMillis(5), queue::get));
             Task<String> getter = createTask("getter", queue::get);
-            settle();
+            TestLoop.settle();
             queue.put("after the timeout");
             return await(getter);
         });

@@ -31,12 +31,6 @@ class SemaphoreTest {
         return test.run(body);
     }
 
-    private static void settle() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            sleep(Duration.ZERO);
-        }
-    }
-
     @Test
     void atMostPermitsTasksHoldItAtOnce() throws Exception {
         Semaphore semaphore = new Semaphore(2);
@@ -76,7 +70,7 @@ class SemaphoreTest {
                 semaphore.acquire();
                 return null;
             });
-            settle();
+            TestLoop.settle();
             assertFalse(waiter.isDone());
             assertEquals("semaphore acquire", waiter.awaiting().awaitLabel());
             semaphore.release(); // handed to the waiter: the count stays at 0
@@ -117,7 +111,7 @@ class SemaphoreTest {
             semaphore.acquire();
             Task<Void> first = createTask("first", () -> semaphore.withPermit(() -> null));
             Task<String> second = createTask("second", () -> semaphore.withPermit(() -> "second ran"));
-            settle();
+            TestLoop.settle();
             semaphore.release(); // hands the permit to first, which has not run yet...
             first.cancel(); // ...and is cancelled before it can use it
             assertEquals("second ran", await(second));
@@ -143,7 +137,7 @@ class SemaphoreTest {
                 order.add("waiter");
                 return null;
             }));
-            settle();
+            TestLoop.settle();
             semaphore.release(); // the permit is the waiter's now, though it has not run yet
             semaphore.withPermit(() -> order.add("newcomer")); // so this waits behind it
             await(waiter);
