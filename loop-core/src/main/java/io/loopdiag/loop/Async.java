@@ -47,8 +47,8 @@ public final class Async {
             return;
         }
         EventLoop loop = task.loop;
-        Future<Void> wakeUp = new Future<>(loop, Future.KIND_TIMER, "sleep " + delay);
-        TimerHandle timer = loop.callLater(delay, () -> {
+        SleepFuture wakeUp = new SleepFuture(loop, delay);
+        wakeUp.timer = loop.callLater(delay, () -> {
             if (!wakeUp.isDone()) {
                 wakeUp.setResult(null);
             }
@@ -56,7 +56,16 @@ public final class Async {
         try {
             await(wakeUp);
         } finally {
-            timer.cancel();
+            wakeUp.timer.cancel();
+        }
+    }
+
+    /** What a sleeping task awaits: dumps show the timer's deadline. */
+    static final class SleepFuture extends Future<Void> {
+        TimerHandle timer;
+
+        SleepFuture(EventLoop loop, Duration delay) {
+            super(loop, KIND_TIMER, "sleep " + delay);
         }
     }
 

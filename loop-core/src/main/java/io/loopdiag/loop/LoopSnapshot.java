@@ -49,9 +49,10 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
      *
      * @param kind        {@code task}, {@code timer}, {@code io}, {@code worker}, {@code future}, or a
      *                    primitive's own word ({@code queue}, {@code lock}, ...)
-     * @param taskId      the awaited task's id when {@code kind} is {@code task}, else -1
+     * @param taskId        the awaited task's id when {@code kind} is {@code task}, else -1
+     * @param deadlineNanos when a sleep's timer is due, on the loop's clock; -1 for other kinds
      */
-    public record Awaiting(String kind, String description, long taskId) {
+    public record Awaiting(String kind, String description, long taskId, long deadlineNanos) {
     }
 
     static LoopSnapshot of(EventLoop loop, boolean withStacks) {
@@ -81,10 +82,12 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         Future<?> awaited = task.awaiting();
         Awaiting awaiting = null;
         if (awaited instanceof Task<?> other) {
-            awaiting = new Awaiting("task", other.toString(), other.id());
+            awaiting = new Awaiting("task", other.toString(), other.id(), -1);
         } else if (awaited != null) {
+            TimerHandle timer = awaited instanceof Async.SleepFuture sleep ? sleep.timer : null;
             awaiting = new Awaiting(awaited.awaitKind(),
-                    awaited.awaitLabel() != null ? awaited.awaitLabel() : awaited.toString(), -1);
+                    awaited.awaitLabel() != null ? awaited.awaitLabel() : awaited.toString(), -1,
+                    timer != null ? timer.deadlineNanos() : -1);
         }
         List<StackTraceElement> stack = List.of();
         Thread thread = task.thread();

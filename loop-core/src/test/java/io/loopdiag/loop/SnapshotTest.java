@@ -75,6 +75,9 @@ class SnapshotTest {
         LoopSnapshot.TaskSnapshot sleeper = find(snapshot, "sleeper");
         assertEquals("suspended", sleeper.state());
         assertEquals("timer", sleeper.awaiting().kind());
+        long inAnHour = Duration.ofHours(1).toNanos();
+        long untilDue = sleeper.awaiting().deadlineNanos() - snapshot.takenAtNanos();
+        assertTrue(untilDue > inAnHour / 2 && untilDue <= inAnHour, "deadline an hour away, was " + untilDue);
         assertEquals("io.loopdiag.loop.Async", sleeper.stack().get(0).getClassName());
         assertEquals("sleep", sleeper.stack().get(0).getMethodName());
         assertEquals("sleepForAnHour", sleeper.stack().get(1).getMethodName());
@@ -83,6 +86,7 @@ class SnapshotTest {
         LoopSnapshot.TaskSnapshot joiner = find(snapshot, "joiner");
         assertEquals("task", joiner.awaiting().kind());
         assertEquals(sleeper.id(), joiner.awaiting().taskId());
+        assertEquals(-1, joiner.awaiting().deadlineNanos());
 
         LoopSnapshot.TaskSnapshot main = find(snapshot, "main");
         assertEquals("worker", main.awaiting().kind());
