@@ -30,8 +30,17 @@ public final class LoopdiagAgent {
             System.err.println("loopdiag: agent already installed; ignoring the second load");
             return;
         }
+        AgentOptions parsed;
+        try {
+            parsed = AgentOptions.parse(options);
+        } catch (IllegalArgumentException e) {
+            // Never take the application down: say what is wrong and stay out of the way.
+            System.err.println("loopdiag: " + e.getMessage() + "; the agent is not installed");
+            return;
+        }
         installed = true;
-        System.err.println("loopdiag: agent " + version() + " loaded; detections are not implemented in this build");
+        System.err.println("loopdiag: agent " + version() + " loaded (slow=" + parsed.slow().toMillis() + "ms, blocking="
+                + parsed.blocking().name().toLowerCase(java.util.Locale.ROOT) + "); detections are not implemented in this build");
     }
 
     private static String version() {

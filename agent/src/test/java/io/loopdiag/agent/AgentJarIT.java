@@ -30,6 +30,21 @@ class AgentJarIT {
     }
 
     @Test
+    void badOptionsAreOneLineAndTheApplicationStillRuns() throws Exception {
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        Process child = new ProcessBuilder(java, "-javaagent:" + JAR.toAbsolutePath() + "=slow=soon", "-version")
+                .redirectErrorStream(true).start();
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, child.exitValue(), output);
+        List<String> lines = output.lines().filter(l -> l.startsWith("loopdiag:")).toList();
+        assertEquals(1, lines.size(), output);
+        assertTrue(lines.get(0).contains("option 'slow' needs a duration"), output);
+        assertTrue(lines.get(0).endsWith("the agent is not installed"), output);
+        assertTrue(output.contains("version"), output); // the JVM went on to do its work
+    }
+
+    @Test
     void loadingTheAgentTwiceInstallsItOnce() throws Exception {
         String agent = "-javaagent:" + JAR.toAbsolutePath();
         String java = ProcessHandle.current().info().command().orElseThrow();

@@ -1,0 +1,171 @@
+package io.loopdiag.agent;
+
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The agent's options, parsed from the {@code -javaagent:loopdiag-agent.jar=OPTIONS} string:
+ * {@code key=value} pairs separated by commas (see the README's table). A malformed string is
+ * refused with an {@link IllegalArgumentException} whose message is one line naming the option.
+ *
+ * @param slow     a callback or task step longer than this is a slow callback
+ * @param blocking what to do on a blocking call on the loop
+ * @param report   where to keep the JSON report, or null for none
+ * @param logToStderr whether each new detection prints a block on stderr
+ * @param allow    call sites allowed to block: {@code Class#method}, or {@code Class} for all its methods
+ */
+public record AgentOptions(Duration slow, Blocking blocking, Path report, boolean logToStderr, List<String> allow) {
+
+    /** The reaction to a blocking call on a loop. */
+    public enum Blocking { WARN, THROW, OFF }
+
+    public static final Duration DEFAULT_SLOW = Duration.ofMillis(100);
+    /** Longer than any callback anyone means to allow: a typo like {@code slow=100s0} is caught. */
+    static final Duration MAX_SLOW = Duration.ofHours(1);
+    private static final Pattern DURATION = Pattern.compile("(\\d{1,10})(ns|us|ms|s|m)");
+    private static final Pattern ALLOW = Pattern.compile("[\\p{L}_$][\\p{L}\\p{N}_$]*(\\.[\\p{L}_$][\\p{L}\\p{N}_$]*)*(#[\\p{L}_$<][\\p{L}\\p{N}_$>]*)?");
+
+    public static AgentOptions defaults() {
+        return new AgentOptions(DEFAULT_SLOW, Blocking.WARN, null, true, List.of());
+    }
+
+    /** Parses {@code text} (null or empty: the defaults). */
+    public static AgentOptions parse(String text) {
+        AgentOptions options = defaults();
+        if (text == null || text.isEmpty()) {
+            return options;
+        }
+        Set<String> seen = new HashSet<>();
+        for (String pair : text.split(",", -1)) {
+            int equals = pair.indexOf('=');
+            if (pair.isBlank()) {
+                throw refused("an empty option (two commas in a row, or a comma at an end)", text);
+            }
+            if (equals < 0) {
+                throw refused("option '" + printable(pair) + "' has no value (expected key=value)", text);
+            }
+            String key = pair.substring(0, equals).trim();
+            String value = pair.substring(equals + 1).trim();
+            if (!seen.add(key)) {
+                throw refused("option '" + printable(key) + "' is given twice", text);
+            }
+            if (value.isEmpty()) {
+                throw refused("option '" + printable(key) + "' has an empty value", text);
+            }
+            options = switch (key) {
+                case "slow" -> options.withSlow(parseDuration(key, value, text));
+                case "blocking" -> options.withBlocking(parseBlocking(value, text));
+                case "report" -> options.withReport(parsePath(value, text));
+                case "log" -> options.withLog(parseLog(value, text));
+                case "allow" -> options.withAllow(parseAllow(value, text));
+                default -> throw refused("unknown option '" + printable(key)
+                        + "' (known: slow, blocking, report, log, allow)", text);
+            };
+        }
+        return options;
+    }
+
+    private static Duration parseDuration(String key, String value, String text) {
+        Matcher matcher = DURATION.matcher(value.toLowerCase(Locale.ROOT));
+        if (!matcher.matches()) {
+            throw refused("option '" + key + "' needs a duration such as 250ms or 1s, not '" + printable(value) + "'", text);
+        }
+        long amount = Long.parseLong(matcher.group(1));
+        Duration duration = switch (matcher.group(2)) {
+            case "ns" -> Duration.ofNanos(amount);
+            case "us" -> Duration.ofNanos(amount * 1_000);
+            case "ms" -> Duration.ofMillis(amount);
+            case "s" -> Duration.ofSeconds(amount);
+            default -> Duration.ofMinutes(amount);
+        };
+        if (duration.isZero()) {
+            throw refused("option '" + key + "' must be longer than zero", text);
+        }
+        if (duration.compareTo(MAX_SLOW) > 0) {
+            throw refused("option '" + key + "' is longer than " + MAX_SLOW.toMinutes() + " minutes: '" + printable(value) + "'", text);
+        }
+        return duration;
+    }
+
+    private static Blocking parseBlocking(String value, String text) {
+        return switch (value) {
+            case "warn" -> Blocking.WARN;
+            case "throw" -> Blocking.THROW;
+            case "off" -> Blocking.OFF;
+            default -> throw refused("option 'blocking' is warn, throw or off, not '" + printable(value) + "'", text);
+        };
+    }
+
+    private static Path parsePath(String value, String text) {
+        try {
+            return Path.of(value);
+        } catch (InvalidPathException e) {
+            throw refused("option 'report' is not a usable path: '" + printable(value) + "'", text);
+        }
+    }
+
+    private static boolean parseLog(String value, String text) {
+        return switch (value) {
+            case "stderr" -> true;
+            case "off" -> false;
+            default -> throw refused("option 'log' is stderr or off, not '" + printable(value) + "'", text);
+        };
+    }
+
+    private static List<String> parseAllow(String value, String text) {
+        List<String> patterns = new ArrayList<>();
+        for (String pattern : value.split(";", -1)) {
+            String trimmed = pattern.trim();
+            if (!ALLOW.matcher(trimmed).matches()) {
+                throw refused("option 'allow' takes Class#method patterns separated by ';', not '" + printable(trimmed) + "'", text);
+            }
+            patterns.add(trimmed);
+        }
+        return List.copyOf(patterns);
+    }
+
+    private static IllegalArgumentException refused(String why, String text) {
+        return new IllegalArgumentException("bad agent options '" + printable(text) + "': " + why);
+    }
+
+    /** The text with control characters shown as escapes, so a message stays one readable line. */
+    static String printable(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        text.codePoints().forEach(c -> {
+            if (Character.isISOControl(c) || c == 0xFFFD) {
+                out.append(String.format("\\u%04x", c));
+            } else {
+                out.appendCodePoint(c);
+            }
+        });
+        return out.toString();
+    }
+
+    AgentOptions withSlow(Duration value) {
+        return new AgentOptions(value, blocking, report, logToStderr, allow);
+    }
+
+    AgentOptions withBlocking(Blocking value) {
+        return new AgentOptions(slow, value, report, logToStderr, allow);
+    }
+
+    AgentOptions withReport(Path value) {
+        return new AgentOptions(slow, blocking, value, logToStderr, allow);
+    }
+
+    AgentOptions withLog(boolean value) {
+        return new AgentOptions(slow, blocking, report, value, allow);
+    }
+
+    AgentOptions withAllow(List<String> value) {
+        return new AgentOptions(slow, blocking, report, logToStderr, value);
+    }
+}
