@@ -353,6 +353,63 @@ class EventLoopTest {
     }
 
     @Test
+    void aReaderRunsWhileItsChannelIsReadableAndStopsWhenRemoved() throws Exception {
+        // Virtual time: the 20 ms below cost nothing, and the selector is still polled for real I/O.
+        EventLoop real = new EventLoop("io", LoopClock.virtual());
+        java.nio.channels.Pipe pipe = java.nio.channels.Pipe.open();
+        try {
+            pipe.source().configureBlocking(false);
+            java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(16);
+            List<String> received = new ArrayList<>();
+            real.addReader(pipe.source(), () -> {
+                try {
+                    buffer.clear();
+                    int n = pipe.source().read(buffer);
+                    received.add(new String(buffer.array(), 0, n, java.nio.charset.StandardCharsets.US_ASCII));
+                    assertTrue(real.removeReader(pipe.source()));
+                    real.stop();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            pipe.sink().write(java.nio.ByteBuffer.wrap("ping".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+            real.runForever(); // returns once the reader has run and stopped the loop
+            assertEquals(List.of("ping"), received);
+            assertFalse(real.removeReader(pipe.source()), "already removed");
+
+            pipe.sink().write(java.nio.ByteBuffer.wrap("more".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+            real.callLater(Duration.ofMillis(20), real::stop); // the loop polls I/O before this: a removed reader would run
+            real.runForever();
+            assertEquals(List.of("ping"), received);
+        } finally {
+            real.close();
+            pipe.source().close();
+            pipe.sink().close();
+        }
+    }
+
+    @Test
+    void aWriterRunsWhenItsChannelIsWritable() throws Exception {
+        EventLoop real = new EventLoop();
+        java.nio.channels.Pipe pipe = java.nio.channels.Pipe.open();
+        try {
+            pipe.sink().configureBlocking(false);
+            int[] calls = {0};
+            real.addWriter(pipe.sink(), () -> {
+                calls[0]++;
+                real.removeWriter(pipe.sink());
+                real.stop();
+            });
+            real.runForever();
+            assertEquals(1, calls[0]);
+        } finally {
+            real.close();
+            pipe.source().close();
+            pipe.sink().close();
+        }
+    }
+
+    @Test
     void allLoopsListsOpenLoopsOnly() {
         assertTrue(EventLoop.allLoops().contains(loop));
         EventLoop other = new EventLoop();
