@@ -263,6 +263,7 @@ class QueueTest {
     @Test
     void aQueueIsBoundToTheLoopOfTheFirstTaskThatWaits() throws Exception {
         Queue<String> queue = new Queue<>();
+        @SuppressWarnings("unchecked") // a generic array to let the lambda below set it
         Task<String>[] getter = new Task[1];
         run(() -> {
             getter[0] = createTask("getter", queue::get);
