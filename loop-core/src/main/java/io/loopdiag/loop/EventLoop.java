@@ -567,8 +567,11 @@ public final class EventLoop implements AutoCloseable {
         }
     }
 
-    /** Throws unless the calling thread may use this loop now. */
-    void checkThread() {
+    /**
+     * Throws IllegalStateException unless the calling thread may use this loop now: the loop's own
+     * thread or its running task's, or any thread while the loop is not running.
+     */
+    public void checkThread() {
         Thread holder = batonHolder;
         if (holder != null && holder != Thread.currentThread()) {
             throw new IllegalStateException("event loop '" + name + "' is running on " + describe(loopThread)

@@ -109,6 +109,7 @@ public final class Condition {
      * IllegalStateException if the lock is not locked.
      */
     public int notify(int count) {
+        waiters.checkThread();
         if (!lock.isLocked()) {
             throw new IllegalStateException("notify() needs the condition's lock held");
         }

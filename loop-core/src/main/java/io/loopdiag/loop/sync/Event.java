@@ -20,6 +20,7 @@ public final class Event {
 
     /** Sets the flag and wakes every waiting task; does nothing if it is set already. */
     public void set() {
+        waiters.checkThread();
         if (!set) {
             set = true;
             waiters.wakeAll();
@@ -28,6 +29,7 @@ public final class Event {
 
     /** Clears the flag, so that {@link #waitSet()} suspends again; tasks already woken still go on. */
     public void clear() {
+        waiters.checkThread();
         set = false;
     }
 

@@ -40,6 +40,7 @@ public final class Lock {
      * IllegalStateException if the lock is not locked.
      */
     public void release() {
+        waiters.checkThread();
         if (!locked) {
             throw new IllegalStateException("release() of a lock that is not locked");
         }

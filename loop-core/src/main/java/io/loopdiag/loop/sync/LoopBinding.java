@@ -21,6 +21,14 @@ final class LoopBinding {
      * the caller is not a task (waiting means suspending a task) or is a task of another loop;
      * {@code operation} ("queue get") names what was called, for that message.
      */
+    /** Throws unless the caller may use the bound loop now; nothing to check before the first wait binds it. */
+    void checkThread() {
+        EventLoop bound = loop;
+        if (bound != null) {
+            bound.checkThread();
+        }
+    }
+
     EventLoop loopOfCurrentTask(String operation) {
         Task<?> task = Task.current();
         if (task == null) {

@@ -76,6 +76,7 @@ public final class Queue<T> {
 
     /** Adds {@code item} (not null) at the back without waiting; throws {@link QueueFullException} if full. */
     public void putNowait(T item) {
+        getters.checkThread();
         requireItem(item);
         if (isFull()) {
             throw new QueueFullException("queue is full (" + maxSize + " items)");
@@ -107,6 +108,7 @@ public final class Queue<T> {
 
     /** Removes and returns the item at the front without waiting; throws {@link QueueEmptyException} if empty. */
     public T getNowait() {
+        getters.checkThread();
         T item = items.poll();
         if (item == null) {
             throw new QueueEmptyException("queue is empty");
@@ -120,6 +122,7 @@ public final class Queue<T> {
      * {@link #join()} are woken. Throws IllegalStateException if called more times than items were put.
      */
     public void taskDone() {
+        getters.checkThread();
         if (unfinishedTasks <= 0) {
             throw new IllegalStateException("taskDone() called more times than items were put");
         }

@@ -70,6 +70,7 @@ public final class Semaphore {
      * semaphore throws IllegalStateException if every permit is back already.
      */
     public void release() {
+        waiters.checkThread();
         if (bound != UNBOUNDED && available >= bound) {
             throw new IllegalStateException("bounded semaphore released more times than acquired (" + bound + " permits)");
         }

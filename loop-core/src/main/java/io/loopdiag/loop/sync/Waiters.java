@@ -22,6 +22,11 @@ final class Waiters {
         this.label = label;
     }
 
+    /** Throws unless the caller may use the primitive's loop now (see {@link LoopBinding#checkThread}). */
+    void checkThread() {
+        binding.checkThread();
+    }
+
     /** A new pending future at the back of the FIFO, on the calling task's loop. */
     Future<Void> add() {
         Future<Void> waiter = new Future<>(binding.loopOfCurrentTask(label), kind, label);

@@ -292,4 +292,25 @@ class QueueTest {
         assertEquals("after the timeout", got);
         assertEquals(Duration.ofMillis(5).toNanos(), clock.nanoTime());
     }
+
+    @Test
+    void anotherThreadCannotPutIntoAQueueBoundToARunningLoop() throws Exception {
+        Queue<String> queue = new Queue<>();
+        String outcome = run(() -> {
+            Task<String> getter = createTask("getter", queue::get); // binds the queue to this loop
+            sleep(Duration.ZERO);
+            String refusal = Async.toThread(() -> {
+                try {
+                    queue.putNowait("from a worker");
+                    return "accepted";
+                } catch (IllegalStateException e) {
+                    return e.getMessage();
+                }
+            });
+            queue.putNowait("from the loop");
+            return refusal + " / " + await(getter);
+        });
+        assertTrue(outcome.contains("callSoonThreadsafe"), outcome);
+        assertTrue(outcome.endsWith(" / from the loop"), outcome);
+    }
 }
