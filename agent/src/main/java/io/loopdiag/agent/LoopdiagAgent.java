@@ -6,9 +6,8 @@ import java.lang.instrument.Instrumentation;
  * The agent's entry points. Loaded by the system class loader when the JVM starts with
  * {@code -javaagent:loopdiag-agent.jar[=options]}, or when a running JVM loads the agent.
  *
- * <p>This is the skeleton the agent grows from: it installs once and says what it does not do
- * yet, so a user who adds it learns that from the first line it prints. The detections are the
- * work of the agent issue.
+ * <p>Today it installs once, checks its options and starts the {@link Watchdog} (slow callbacks
+ * and loop stalls); the first line it prints says what it does not detect yet.
  */
 public final class LoopdiagAgent {
     private static boolean installed;
@@ -39,8 +38,21 @@ public final class LoopdiagAgent {
             return;
         }
         installed = true;
-        System.err.println("loopdiag: agent " + version() + " loaded (slow=" + parsed.slow().toMillis() + "ms, blocking="
-                + parsed.blocking().name().toLowerCase(java.util.Locale.ROOT) + "); detections are not implemented in this build");
+        boolean watching = startWatchdog(parsed);
+        System.err.println("loopdiag: agent " + version() + " loaded (slow=" + parsed.slow().toMillis() + "ms"
+                + (watching ? "; watching loops for slow callbacks and stalls" : "; no loop-core in this JVM to watch")
+                + "; blocking calls, never-awaited coroutines and lost exceptions are not detected yet)");
+    }
+
+    /** Starts the watchdog if the application has loop-core; false if it has none. */
+    private static boolean startWatchdog(AgentOptions options) {
+        try {
+            Class.forName("io.loopdiag.loop.EventLoop", false, ClassLoader.getSystemClassLoader());
+        } catch (ClassNotFoundException | LinkageError absent) {
+            return false;
+        }
+        Watchdog.start(options.slow().toNanos(), System.err);
+        return true;
     }
 
     private static String version() {

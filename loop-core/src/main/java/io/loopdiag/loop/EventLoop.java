@@ -889,6 +889,14 @@ public final class EventLoop implements AutoCloseable {
         return LoopSnapshot.of(this, withStacks);
     }
 
+    /**
+     * The callback being dispatched now and, with {@code withStack}, the stack of the thread
+     * running it; null between callbacks. Any thread; costs one stack walk at most.
+     */
+    public LoopSnapshot.RunningCallback runningCallback(boolean withStack) {
+        return LoopSnapshot.runningCallback(this, withStack);
+    }
+
     @Override
     public String toString() {
         return "EventLoop[" + name + (closed ? ", closed" : loopThread != null ? ", running" : "") + "]";

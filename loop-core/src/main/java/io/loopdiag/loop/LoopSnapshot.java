@@ -59,23 +59,27 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         long now = loop.clock().nanoTime();
         Thread thread = loop.thread();
         String state = loop.isClosed() ? "closed" : thread != null ? "running" : "idle";
-        RunningCallback running = null;
-        Handle handle = loop.currentHandle();
-        if (handle != null) {
-            Runnable callback = handle.callback;
-            Task<?> stepped = callback instanceof Task.Step step ? step.task() : null;
-            Thread runner = stepped != null ? stepped.thread() : thread;
-            List<StackTraceElement> stack = withStacks && runner != null
-                    ? runningStack(runner.getStackTrace()) : List.of();
-            running = new RunningCallback(Handle.describe(callback), loop.clockStampNanos(),
-                    stepped != null ? stepped.id() : -1, stack);
-        }
+        RunningCallback running = runningCallback(loop, withStacks);
         List<TaskSnapshot> tasks = new ArrayList<>();
         for (Task<?> task : loop.allTasks()) {
             tasks.add(taskSnapshot(task, withStacks));
         }
         return new LoopSnapshot(loop.id(), loop.name(), state, thread != null ? thread.getName() : null, now,
                 loop.readyCount(), loop.timerCount(), loop.dispatchCount(), running, List.copyOf(tasks));
+    }
+
+    /** The callback {@code loop} is dispatching now, or null; the cheap part of a snapshot, for watchdogs. */
+    static RunningCallback runningCallback(EventLoop loop, boolean withStack) {
+        Handle handle = loop.currentHandle();
+        if (handle == null) {
+            return null;
+        }
+        Runnable callback = handle.callback;
+        Task<?> stepped = callback instanceof Task.Step step ? step.task() : null;
+        Thread runner = stepped != null ? stepped.thread() : loop.thread();
+        List<StackTraceElement> stack = withStack && runner != null ? runningStack(runner.getStackTrace()) : List.of();
+        return new RunningCallback(Handle.describe(callback), loop.clockStampNanos(),
+                stepped != null ? stepped.id() : -1, stack);
     }
 
     private static TaskSnapshot taskSnapshot(Task<?> task, boolean withStacks) {

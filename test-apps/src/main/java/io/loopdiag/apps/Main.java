@@ -27,6 +27,7 @@ public final class Main {
 
     static {
         SCENARIOS.put(EchoServer.NAME, new Entry(EchoServer.DESCRIPTION, EchoServer::main));
+        SCENARIOS.put(SlowCallbacks.NAME, new Entry(SlowCallbacks.DESCRIPTION, SlowCallbacks::main));
     }
 
     private Main() {

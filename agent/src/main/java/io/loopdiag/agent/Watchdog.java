@@ -1,0 +1,171 @@
+package io.loopdiag.agent;
+
+import io.loopdiag.loop.EventLoop;
+import io.loopdiag.loop.Handle;
+import io.loopdiag.loop.LoopSnapshot;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Samples every loop of the JVM on a daemon platform thread of its own ("loopdiag-watchdog"),
+ * started by {@link LoopdiagAgent#install}. Each sample reads a loop's current handle and dispatch
+ * count, which loop-core publishes at no cost to the loop; the same dispatch seen across samples
+ * is one callback still running. So callbacks are timed without a clock read per callback (two
+ * {@code nanoTime} calls would cost twice a 25 ns callback), to within one sampling period.
+ *
+ * <p>A callback still running past {@code slow} is a <b>loop-stall</b>, reported while it runs with
+ * the stack at that moment, again at 2, 4, 8... times the limit; when it returns, a callback that
+ * ran past {@code slow} is a <b>slow-callback</b>, reported with its duration and the stack sampled
+ * while it ran.
+ */
+final class Watchdog implements Runnable {
+    /** Samples per slow limit: a callback's duration is known to within slow/SAMPLES_PER_LIMIT. */
+    private static final int SAMPLES_PER_LIMIT = 20;
+    private static final long MIN_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final long slowNanos;
+    private final long periodNanos;
+    private final PrintStream log;
+    private final Map<EventLoop, Span> spans = new WeakHashMap<>(); // guarded by this
+    private long lastSampleNanos;
+
+    /** What the watchdog knows of the callback a loop is running. */
+    private static final class Span {
+        Handle handle;
+        long dispatch = -1;
+        long previousSampleNanos; // the last sample before it was seen: it started after this
+        long firstSeenNanos;
+        long lastSeenNanos;
+        long nextStallReportNanos;
+        int stallReports;
+        LoopSnapshot.RunningCallback sampled; // taken once it has run half the limit
+    }
+
+    Watchdog(long slowNanos, PrintStream log) {
+        this.slowNanos = slowNanos;
+        this.periodNanos = Math.max(MIN_PERIOD_NANOS, slowNanos / SAMPLES_PER_LIMIT);
+        this.log = log;
+    }
+
+    static void start(long slowNanos, PrintStream log) {
+        Watchdog watchdog = new Watchdog(slowNanos, log);
+        Thread thread = new Thread(watchdog, "loopdiag-watchdog");
+        thread.setDaemon(true);
+        thread.start();
+        try {
+            // A callback still open when the JVM exits ended before the exit: report it then.
+            Runtime.getRuntime().addShutdownHook(new Thread(watchdog::closeAll, "loopdiag-watchdog-exit"));
+        } catch (IllegalStateException exiting) {
+            // The JVM is already shutting down: there is nothing left to watch.
+        }
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (true) {
+                sample(System.nanoTime());
+                LockSupport.parkNanos(periodNanos);
+            }
+        } catch (Throwable failure) {
+            // The application must never notice the watchdog, not even its end.
+            log.println("loopdiag: the watchdog stopped (" + failure + "); no more slow-callback or loop-stall reports");
+        }
+    }
+
+    synchronized void sample(long nowNanos) {
+        java.util.Set<EventLoop> open = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (EventLoop loop : EventLoop.allLoops()) {
+            open.add(loop);
+            Span span = spans.computeIfAbsent(loop, l -> new Span());
+            Handle handle = loop.currentHandle();
+            long dispatch = loop.dispatchCount();
+            if (handle == null || handle != span.handle || dispatch != span.dispatch) {
+                close(loop, span, nowNanos);
+                if (handle != null) {
+                    open(span, handle, dispatch, nowNanos);
+                }
+                continue;
+            }
+            span.lastSeenNanos = nowNanos;
+            long runningNanos = nowNanos - span.firstSeenNanos;
+            if (span.sampled == null && runningNanos >= slowNanos / 2) {
+                span.sampled = loop.runningCallback(true);
+            }
+            if (runningNanos >= span.nextStallReportNanos) {
+                LoopSnapshot.RunningCallback now = loop.runningCallback(true);
+                if (now != null) {
+                    span.sampled = now;
+                    report("loop-stall", loop, now.description() + " has been running for " + millis(runningNanos)
+                            + " (limit " + millis(slowNanos) + "), still running", now.stack());
+                }
+                span.stallReports++;
+                span.nextStallReportNanos = slowNanos << Math.min(span.stallReports, 30);
+            }
+        }
+        // A loop closed since the last sample: its last callback ended before it closed.
+        spans.forEach((loop, span) -> {
+            if (!open.contains(loop)) {
+                close(loop, span, nowNanos);
+            }
+        });
+        lastSampleNanos = nowNanos;
+    }
+
+    /** Closes every callback still open: at JVM exit they have all ended. */
+    synchronized void closeAll() {
+        long nowNanos = System.nanoTime();
+        spans.forEach((loop, span) -> close(loop, span, nowNanos));
+    }
+
+    private void open(Span span, Handle handle, long dispatch, long nowNanos) {
+        span.handle = handle;
+        span.dispatch = dispatch;
+        span.previousSampleNanos = lastSampleNanos > 0 ? lastSampleNanos : nowNanos;
+        span.firstSeenNanos = nowNanos;
+        span.lastSeenNanos = nowNanos;
+        span.nextStallReportNanos = slowNanos;
+        span.stallReports = 0;
+        span.sampled = null;
+    }
+
+    private void close(EventLoop loop, Span span, long nowNanos) {
+        if (span.handle == null) {
+            return;
+        }
+        // It ran at least from the first sample that saw it to the last, and at most from the
+        // sample before to this one. On time, samples are a period apart, so it ran about a period
+        // more than seen; a held-up watchdog only widens the upper bound, so the estimate leans on
+        // the lower one and never calls a quick callback slow.
+        long leastNanos = span.lastSeenNanos - span.firstSeenNanos;
+        long mostNanos = nowNanos - span.previousSampleNanos;
+        long ranNanos = Math.min(mostNanos, leastNanos + periodNanos);
+        if (ranNanos >= slowNanos && span.sampled != null) {
+            String ended = span.stallReports > 0 ? "; the loop-stall reported above has ended" : "";
+            report("slow-callback", loop, span.sampled.description() + " took about " + millis(ranNanos)
+                    + " (" + millis(leastNanos) + " to " + millis(mostNanos) + "; limit " + millis(slowNanos) + ")"
+                    + ended, span.sampled.stack());
+        }
+        span.handle = null;
+        span.dispatch = -1;
+        span.sampled = null;
+    }
+
+    private void report(String kind, EventLoop loop, String what, List<StackTraceElement> stack) {
+        StringBuilder block = new StringBuilder("loopdiag: ").append(kind).append(" on loop '")
+                .append(loop.name()).append("': ").append(what).append('\n');
+        for (StackTraceElement frame : stack) {
+            block.append("    at ").append(frame).append('\n');
+        }
+        log.print(block);
+        log.flush();
+    }
+
+    private static String millis(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(nanos) + " ms";
+    }
+}

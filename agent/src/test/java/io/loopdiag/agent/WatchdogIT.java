@@ -1,0 +1,62 @@
+package io.loopdiag.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The agent in a child JVM running the slow-callbacks scenario (callbacks of 90, 120 and 350 ms):
+ * what the user sees on stderr.
+ */
+@Timeout(60)
+class WatchdogIT {
+
+    @Test
+    void slowCallbacksAndStallsAreReportedWithTheirStacksAndA90msCallbackIsNot() throws Exception {
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        Process child = new ProcessBuilder(java, "-javaagent:" + Path.of("target/loopdiag-agent.jar").toAbsolutePath(),
+                "-jar", Path.of("../test-apps/target/test-apps.jar").toString(), "slow-callbacks").start();
+        String stdout = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String stderr = new String(child.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, child.exitValue(), stderr);
+        assertEquals("slow-callbacks done", stdout.strip(), "the application ran as without the agent");
+
+        List<String> slow = blocks(stderr, "loopdiag: slow-callback");
+        assertEquals(2, slow.size(), stderr);
+        assertTrue(slow.get(0).contains("at io.loopdiag.apps.SlowCallbacks.blockFor120Millis("), stderr);
+        assertTrue(slow.get(1).contains("at io.loopdiag.apps.SlowCallbacks.blockFor350Millis("), stderr);
+        assertTrue(slow.get(1).contains("the loop-stall reported above has ended"), stderr);
+        assertFalse(stderr.contains("blockFor90Millis"), "a 90 ms callback is under the 100 ms limit:\n" + stderr);
+
+        List<String> stalls = blocks(stderr, "loopdiag: loop-stall");
+        assertTrue(stalls.stream().anyMatch(b -> b.contains("still running") && b.contains("blockFor350Millis")), stderr);
+        // Reported again at growing intervals, not every sample: 100 and 200 ms into a 350 ms callback.
+        assertEquals(2, stalls.stream().filter(b -> b.contains("blockFor350Millis")).count(), stderr);
+    }
+
+    /** The blocks of lines that start with {@code header}, each with the "at" lines under it. */
+    private static List<String> blocks(String text, String header) {
+        List<StringBuilder> blocks = new ArrayList<>();
+        StringBuilder current = null;
+        for (String line : text.lines().toList()) {
+            if (line.startsWith(header)) {
+                current = new StringBuilder(line).append('\n');
+                blocks.add(current);
+            } else if (current != null && line.startsWith("    at ")) {
+                current.append(line).append('\n');
+            } else {
+                current = null;
+            }
+        }
+        return blocks.stream().map(StringBuilder::toString).toList();
+    }
+}
