@@ -51,7 +51,13 @@ public final class LoopdiagAgent {
         } catch (ClassNotFoundException | LinkageError absent) {
             return false;
         }
-        Watchdog.start(options.slow().toNanos(), System.err);
+        Report report = options.report() != null ? new Report(options.report(), null, options, System.err) : null;
+        Detections detections = new Detections(report != null ? report::changed : () -> { });
+        if (report != null) {
+            report.attach(detections);
+            report.start();
+        }
+        Watchdog.start(options.slow().toNanos(), options.logToStderr() ? System.err : null, detections);
         return true;
     }
 

@@ -29,7 +29,8 @@ final class Watchdog implements Runnable {
 
     private final long slowNanos;
     private final long periodNanos;
-    private final PrintStream log;
+    private final PrintStream log; // null when log=off
+    private final Detections detections;
     private final Map<EventLoop, Span> spans = new WeakHashMap<>(); // guarded by this
     private long lastSampleNanos;
 
@@ -42,17 +43,19 @@ final class Watchdog implements Runnable {
         long lastSeenNanos;
         long nextStallReportNanos;
         int stallReports;
+        boolean stallPrinted; // its first stall report was a new finding, so its updates print too
         LoopSnapshot.RunningCallback sampled; // taken once it has run half the limit
     }
 
-    Watchdog(long slowNanos, PrintStream log) {
+    Watchdog(long slowNanos, PrintStream log, Detections detections) {
         this.slowNanos = slowNanos;
         this.periodNanos = Math.max(MIN_PERIOD_NANOS, slowNanos / SAMPLES_PER_LIMIT);
         this.log = log;
+        this.detections = detections;
     }
 
-    static void start(long slowNanos, PrintStream log) {
-        Watchdog watchdog = new Watchdog(slowNanos, log);
+    static void start(long slowNanos, PrintStream log, Detections detections) {
+        Watchdog watchdog = new Watchdog(slowNanos, log, detections);
         Thread thread = new Thread(watchdog, "loopdiag-watchdog");
         thread.setDaemon(true);
         thread.start();
@@ -67,14 +70,30 @@ final class Watchdog implements Runnable {
     @Override
     public void run() {
         try {
+            warmUp();
             while (true) {
                 sample(System.nanoTime());
                 LockSupport.parkNanos(periodNanos);
             }
         } catch (Throwable failure) {
             // The application must never notice the watchdog, not even its end.
-            log.println("loopdiag: the watchdog stopped (" + failure + "); no more slow-callback or loop-stall reports");
+            System.err.println("loopdiag: the watchdog stopped (" + failure + "); no more slow-callback or loop-stall reports");
         }
+    }
+
+    /**
+     * Walks and formats a stack once before watching: the first report otherwise loads and
+     * compiles that code while a callback runs, delaying the samples that time it.
+     */
+    private static void warmUp() {
+        StringBuilder text = new StringBuilder();
+        for (StackTraceElement frame : Thread.currentThread().getStackTrace()) {
+            text.append("    at ").append(frame).append('\n');
+        }
+        if (text.isEmpty()) {
+            throw new IllegalStateException("no stack to walk");
+        }
+        EventLoop.allLoops();
     }
 
     synchronized void sample(long nowNanos) {
@@ -100,8 +119,15 @@ final class Watchdog implements Runnable {
                 LoopSnapshot.RunningCallback now = loop.runningCallback(true);
                 if (now != null) {
                     span.sampled = now;
-                    report("loop-stall", loop, now.description() + " has been running for " + millis(runningNanos)
-                            + " (limit " + millis(slowNanos) + "), still running", now.stack());
+                    String what = now.description() + " has been running for " + millis(runningNanos)
+                            + " (limit " + millis(slowNanos) + "), still running";
+                    if (span.stallReports == 0) {
+                        span.stallPrinted = detections.record("loop-stall", loop.name(), what, now.stack(),
+                                TimeUnit.NANOSECONDS.toMillis(runningNanos));
+                    }
+                    if (span.stallPrinted) {
+                        print("loop-stall", loop, what, now.stack());
+                    }
                 }
                 span.stallReports++;
                 span.nextStallReportNanos = slowNanos << Math.min(span.stallReports, 30);
@@ -130,6 +156,7 @@ final class Watchdog implements Runnable {
         span.lastSeenNanos = nowNanos;
         span.nextStallReportNanos = slowNanos;
         span.stallReports = 0;
+        span.stallPrinted = false;
         span.sampled = null;
     }
 
@@ -145,17 +172,24 @@ final class Watchdog implements Runnable {
         long mostNanos = nowNanos - span.previousSampleNanos;
         long ranNanos = Math.min(mostNanos, leastNanos + periodNanos);
         if (ranNanos >= slowNanos && span.sampled != null) {
-            String ended = span.stallReports > 0 ? "; the loop-stall reported above has ended" : "";
-            report("slow-callback", loop, span.sampled.description() + " took about " + millis(ranNanos)
-                    + " (" + millis(leastNanos) + " to " + millis(mostNanos) + "; limit " + millis(slowNanos) + ")"
-                    + ended, span.sampled.stack());
+            String ended = span.stallPrinted ? "; the loop-stall reported above has ended" : "";
+            String what = span.sampled.description() + " took about " + millis(ranNanos)
+                    + " (" + millis(leastNanos) + " to " + millis(mostNanos) + "; limit " + millis(slowNanos) + ")";
+            if (detections.record("slow-callback", loop.name(), what, span.sampled.stack(),
+                    TimeUnit.NANOSECONDS.toMillis(ranNanos))) {
+                print("slow-callback", loop, what + ended, span.sampled.stack());
+            }
         }
         span.handle = null;
         span.dispatch = -1;
         span.sampled = null;
     }
 
-    private void report(String kind, EventLoop loop, String what, List<StackTraceElement> stack) {
+    /** One readable block on the log: a header line and the stack, innermost frame first. */
+    private void print(String kind, EventLoop loop, String what, List<StackTraceElement> stack) {
+        if (log == null) {
+            return;
+        }
         StringBuilder block = new StringBuilder("loopdiag: ").append(kind).append(" on loop '")
                 .append(loop.name()).append("': ").append(what).append('\n');
         for (StackTraceElement frame : stack) {

@@ -30,6 +30,18 @@ class AgentJarIT {
     }
 
     @Test
+    void everythingShadedLivesUnderIoLoopdiag() throws IOException {
+        try (JarFile jar = new JarFile(JAR.toFile())) {
+            List<String> outside = jar.stream().map(e -> e.getName())
+                    .filter(name -> !name.equals("io/") && !name.startsWith("io/loopdiag/") && !name.startsWith("META-INF/"))
+                    .toList();
+            assertEquals(List.of(), outside, "entries outside io/loopdiag/ and META-INF/");
+            assertTrue(jar.getEntry("io/loopdiag/shaded/jackson/databind/ObjectMapper.class") != null, "Jackson is relocated");
+            assertTrue(jar.stream().noneMatch(e -> e.getName().startsWith("io/loopdiag/loop/")), "loop-core is the application's, not shaded in");
+        }
+    }
+
+    @Test
     void badOptionsAreOneLineAndTheApplicationStillRuns() throws Exception {
         String java = ProcessHandle.current().info().command().orElseThrow();
         Process child = new ProcessBuilder(java, "-javaagent:" + JAR.toAbsolutePath() + "=slow=soon", "-version")

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +43,37 @@ class WatchdogIT {
         assertTrue(stalls.stream().anyMatch(b -> b.contains("still running") && b.contains("blockFor350Millis")), stderr);
         // Reported again at growing intervals, not every sample: 100 and 200 ms into a 350 ms callback.
         assertEquals(2, stalls.stream().filter(b -> b.contains("blockFor350Millis")).count(), stderr);
+    }
+
+    @Test
+    void theReportHoldsEachFindingOnceWithItsStackAndLogOffPrintsNone(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path report = dir.resolve("reports/loopdiag.json"); // its folder does not exist yet
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        Process child = new ProcessBuilder(java,
+                "-javaagent:" + Path.of("target/loopdiag-agent.jar").toAbsolutePath() + "=log=off,report=" + report,
+                "-jar", Path.of("../test-apps/target/test-apps.jar").toString(), "slow-callbacks").start();
+        child.getInputStream().readAllBytes();
+        String stderr = new String(child.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, child.exitValue(), stderr);
+        assertFalse(stderr.contains("slow-callback on"), "log=off prints no detection:\n" + stderr);
+
+        com.fasterxml.jackson.databind.JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper().readTree(report.toFile());
+        assertEquals("loopdiag-report/1", root.path("schema").asText());
+        assertEquals(2, root.path("summary").path("slow-callback").asLong(), root.toPrettyString());
+        assertEquals(0, root.path("dropped").asLong());
+        List<String> slowStacks = new ArrayList<>();
+        for (com.fasterxml.jackson.databind.JsonNode detection : root.path("detections")) {
+            if (detection.path("kind").asText().equals("slow-callback")) {
+                assertEquals(1, detection.path("count").asLong());
+                assertTrue(detection.path("longestMillis").asLong() >= 100, detection.toPrettyString());
+                slowStacks.add(detection.path("stack").toString());
+            }
+        }
+        assertTrue(slowStacks.get(0).contains("blockFor120Millis"), slowStacks.toString());
+        assertTrue(slowStacks.get(1).contains("blockFor350Millis"), slowStacks.toString());
+        String permissions = PosixFilePermissions.toString(Files.getPosixFilePermissions(report));
+        assertEquals("rw-r--r--", permissions, "no group or world write");
     }
 
     /** The blocks of lines that start with {@code header}, each with the "at" lines under it. */

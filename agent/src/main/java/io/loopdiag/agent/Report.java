@@ -1,0 +1,129 @@
+package io.loopdiag.agent;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The JSON report ({@code schema: loopdiag-report/1}) at the path of the {@code report} option,
+ * replaced atomically (written beside it, then moved over it) at most once a second while
+ * detections arrive, and at JVM exit. A killed JVM leaves the last complete report. A report that
+ * cannot be written is said once on stderr; the application and the detections go on.
+ */
+final class Report {
+    static final String SCHEMA = "loopdiag-report/1";
+    private static final long WRITE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final Path path;
+    private Detections detections; // set by attach, before start
+    private final AgentOptions options;
+    private final PrintStream log;
+    private final ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private final Instant started = Instant.now();
+    private volatile boolean dirty = true;
+    private boolean warned; // guarded by this
+
+    Report(Path path, Detections detections, AgentOptions options, PrintStream log) {
+        this.path = path.toAbsolutePath();
+        this.detections = detections;
+        this.options = options;
+        this.log = log;
+    }
+
+    /** The store the report shows; the store's change callback is this report's {@link #changed}. */
+    void attach(Detections store) {
+        this.detections = store;
+    }
+
+    /** Marks the report out of date; the writer thread picks it up within a second. */
+    void changed() {
+        dirty = true;
+    }
+
+    /** Starts the writer thread and the exit hook; writes the (empty) report once at once. */
+    void start() {
+        write();
+        Thread writer = new Thread(() -> {
+            while (true) {
+                LockSupport.parkNanos(WRITE_EVERY_NANOS);
+                if (dirty) {
+                    write();
+                }
+            }
+        }, "loopdiag-report");
+        writer.setDaemon(true);
+        writer.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(this::write, "loopdiag-report-exit"));
+    }
+
+    synchronized void write() {
+        dirty = false;
+        try {
+            Path directory = path.getParent();
+            Files.createDirectories(directory);
+            Path temporary = Files.createTempFile(directory, "." + path.getFileName(), ".tmp",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
+            try {
+                json.writeValue(temporary.toFile(), document());
+                try {
+                    Files.move(temporary, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                } catch (AtomicMoveNotSupportedException e) {
+                    Files.move(temporary, path, StandardCopyOption.REPLACE_EXISTING);
+                }
+            } finally {
+                Files.deleteIfExists(temporary);
+            }
+        } catch (IOException | RuntimeException e) {
+            if (!warned) {
+                warned = true;
+                log.println("loopdiag: cannot write the report " + path + " (" + e + "); detections still print, the report is not kept");
+            }
+        }
+    }
+
+    private ObjectNode document() {
+        ObjectNode root = json.createObjectNode();
+        root.put("schema", SCHEMA);
+        root.put("pid", ProcessHandle.current().pid());
+        root.put("started", started.toString());
+        root.put("written", Instant.now().toString());
+        ObjectNode settings = root.putObject("options");
+        settings.put("slowMillis", options.slow().toMillis());
+        settings.put("blocking", options.blocking().name().toLowerCase(java.util.Locale.ROOT));
+        Map<String, Long> byKind = new TreeMap<>();
+        ArrayNode list = json.createArrayNode();
+        for (Detections.Detection d : detections.all()) {
+            ObjectNode node = list.addObject();
+            synchronized (d) {
+                byKind.merge(d.kind, d.count, Long::sum);
+                node.put("kind", d.kind);
+                node.put("loop", d.loop);
+                node.put("message", d.message);
+                node.put("count", d.count);
+                node.put("firstSeen", d.firstSeen.toString());
+                node.put("lastSeen", d.lastSeen.toString());
+                node.put("longestMillis", d.longestMillis);
+            }
+            ArrayNode stack = node.putArray("stack");
+            d.stack.forEach(stack::add);
+        }
+        ObjectNode summary = root.putObject("summary");
+        byKind.forEach(summary::put);
+        root.put("dropped", detections.dropped());
+        root.set("detections", list);
+        return root;
+    }
+}
