@@ -57,7 +57,18 @@ public final class LoopdiagAgent {
             report.attach(detections);
             report.start();
         }
-        Watchdog.start(options.slow().toNanos(), options.logToStderr() ? System.err : null, detections);
+        Watchdog watchdog = Watchdog.start(options.slow().toNanos(), options.logToStderr() ? System.err : null, detections);
+        // One hook, in order: what was still running at exit is closed first, then the report is written.
+        try {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                watchdog.closeAll();
+                if (report != null) {
+                    report.write();
+                }
+            }, "loopdiag-exit"));
+        } catch (IllegalStateException exiting) {
+            // Loaded while the JVM shuts down: nothing is left to watch.
+        }
         return true;
     }
 

@@ -53,7 +53,7 @@ final class Report {
         dirty = true;
     }
 
-    /** Starts the writer thread and the exit hook; writes the (empty) report once at once. */
+    /** Starts the writer thread and writes the (empty) report once at once; the exit hook calls {@link #write}. */
     void start() {
         write();
         Thread writer = new Thread(() -> {
@@ -66,7 +66,6 @@ final class Report {
         }, "loopdiag-report");
         writer.setDaemon(true);
         writer.start();
-        Runtime.getRuntime().addShutdownHook(new Thread(this::write, "loopdiag-report-exit"));
     }
 
     synchronized void write() {

@@ -54,17 +54,12 @@ final class Watchdog implements Runnable {
         this.detections = detections;
     }
 
-    static void start(long slowNanos, PrintStream log, Detections detections) {
+    static Watchdog start(long slowNanos, PrintStream log, Detections detections) {
         Watchdog watchdog = new Watchdog(slowNanos, log, detections);
         Thread thread = new Thread(watchdog, "loopdiag-watchdog");
         thread.setDaemon(true);
         thread.start();
-        try {
-            // A callback still open when the JVM exits ended before the exit: report it then.
-            Runtime.getRuntime().addShutdownHook(new Thread(watchdog::closeAll, "loopdiag-watchdog-exit"));
-        } catch (IllegalStateException exiting) {
-            // The JVM is already shutting down: there is nothing left to watch.
-        }
+        return watchdog;
     }
 
     @Override
@@ -142,7 +137,7 @@ final class Watchdog implements Runnable {
         lastSampleNanos = nowNanos;
     }
 
-    /** Closes every callback still open: at JVM exit they have all ended. */
+    /** Closes every callback still open: at JVM exit they have all ended (the exit hook calls it). */
     synchronized void closeAll() {
         long nowNanos = System.nanoTime();
         spans.forEach((loop, span) -> close(loop, span, nowNanos));
