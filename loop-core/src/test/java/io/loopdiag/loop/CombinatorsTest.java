@@ -24,10 +24,6 @@ class CombinatorsTest {
     private final LoopClock.Virtual clock = test.clock;
     private final EventLoop loop = test.loop;
 
-    private <T> T run(Coroutine.Body<T> body) throws Exception {
-        return test.run(body);
-    }
-
     private static Coroutine<Integer> after(Duration delay, int value) {
         return Coroutine.of("after " + delay, () -> {
             sleep(delay);
@@ -37,7 +33,7 @@ class CombinatorsTest {
 
     @Test
     void gatherReturnsResultsInArgumentOrder() throws Exception {
-        List<Integer> results = run(() -> await(Async.gather(
+        List<Integer> results = test.run(() -> await(Async.gather(
                 after(Duration.ofMillis(30), 1), after(Duration.ofMillis(10), 2), after(Duration.ofMillis(20), 3))));
         assertEquals(List.of(1, 2, 3), results);
         assertEquals(Duration.ofMillis(30).toNanos(), clock.nanoTime());
@@ -45,7 +41,7 @@ class CombinatorsTest {
 
     @Test
     void gatherPropagatesTheFirstFailure() {
-        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> run(() -> await(Async.gather(
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> test.run(() -> await(Async.gather(
                 after(Duration.ofMillis(30), 1),
                 Coroutine.of("fails", () -> {
                     sleep(Duration.ofMillis(5));
@@ -57,7 +53,7 @@ class CombinatorsTest {
 
     @Test
     void gatherCanCollectExceptionsInPlace() throws Exception {
-        List<Object> results = run(() -> {
+        List<Object> results = test.run(() -> {
             Task<Object> ok = Async.createTask("ok", () -> "fine");
             Task<Object> bad = Async.createTask("bad", () -> {
                 throw new IllegalArgumentException("bad");
@@ -86,13 +82,13 @@ class CombinatorsTest {
 
     @Test
     void gatherOfNothingIsAnEmptyList() throws Exception {
-        assertEquals(List.of(), run(() -> await(Async.gather(List.<Future<String>>of(), false))));
+        assertEquals(List.of(), test.run(() -> await(Async.gather(List.<Future<String>>of(), false))));
     }
 
     @Test
     void taskGroupWaitsForAllChildren() throws Exception {
         List<String> log = new ArrayList<>();
-        String result = run(() -> TaskGroup.run(group -> {
+        String result = test.run(() -> TaskGroup.run(group -> {
             group.createTask("slow", () -> {
                 sleep(Duration.ofMillis(20));
                 log.add("slow");
@@ -112,7 +108,7 @@ class CombinatorsTest {
     @Test
     void taskGroupCancelsSiblingsOnTheFirstFailureAndRethrowsIt() {
         List<String> log = new ArrayList<>();
-        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> run(() -> TaskGroup.run(group -> {
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> test.run(() -> TaskGroup.run(group -> {
             group.createTask("sibling", () -> {
                 try {
                     sleep(Duration.ofHours(1));
@@ -141,7 +137,7 @@ class CombinatorsTest {
 
     @Test
     void taskGroupAttachesLaterFailuresAsSuppressed() {
-        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> run(() -> TaskGroup.run(group -> {
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> test.run(() -> TaskGroup.run(group -> {
             group.createTask("first", () -> {
                 throw new IllegalStateException("first");
             });
@@ -157,7 +153,7 @@ class CombinatorsTest {
 
     @Test
     void theTaskGroupParentIsNotLeftCancelled() throws Exception {
-        String after = run(() -> {
+        String after = test.run(() -> {
             try {
                 TaskGroup.run(group -> group.createTask("boom", () -> {
                     throw new IllegalStateException("boom");
@@ -193,13 +189,13 @@ class CombinatorsTest {
 
     @Test
     void waitForReturnsInTime() throws Exception {
-        assertEquals(7, run(() -> Async.waitFor(after(Duration.ofMillis(10), 7), Duration.ofSeconds(1))));
+        assertEquals(7, test.run(() -> Async.waitFor(after(Duration.ofMillis(10), 7), Duration.ofSeconds(1))));
     }
 
     @Test
     void waitForTimesOutAndCancelsTheInnerTask() throws Exception {
         List<Task<?>> inner = new ArrayList<>();
-        assertThrows(TimeoutException.class, () -> run(() -> {
+        assertThrows(TimeoutException.class, () -> test.run(() -> {
             Task<Integer> slow = Async.createTask(after(Duration.ofHours(1), 1));
             inner.add(slow);
             return Async.waitFor(slow, Duration.ofSeconds(2));
@@ -210,7 +206,7 @@ class CombinatorsTest {
 
     @Test
     void timeoutTurnsItsOwnCancellationIntoTimeoutException() throws Exception {
-        String outcome = run(() -> {
+        String outcome = test.run(() -> {
             try {
                 Async.timeout(Duration.ofMillis(50), () -> {
                     sleep(Duration.ofSeconds(10));
@@ -227,7 +223,7 @@ class CombinatorsTest {
 
     @Test
     void aTimeoutWhoseBodySwallowsTheCancellationLeavesNoRequestBehind() throws Exception {
-        String outcome = run(() -> {
+        String outcome = test.run(() -> {
             Async.timeout(Duration.ofMillis(10), () -> {
                 try {
                     sleep(Duration.ofSeconds(1));
@@ -252,7 +248,7 @@ class CombinatorsTest {
 
     @Test
     void nestedTimeoutsEachReportTheirOwnExpiry() throws Exception {
-        String outcome = run(() -> {
+        String outcome = test.run(() -> {
             try {
                 return Async.timeout(Duration.ofMillis(10), () -> {
                     try {

@@ -10,9 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.loopdiag.loop.CancelledException;
-import io.loopdiag.loop.Coroutine;
-import io.loopdiag.loop.EventLoop;
-import io.loopdiag.loop.LoopClock;
 import io.loopdiag.loop.Task;
 import io.loopdiag.loop.TestLoop;
 import java.time.Duration;
@@ -26,11 +23,6 @@ import org.junit.jupiter.api.Timeout;
 class ConditionTest {
     @RegisterExtension
     final TestLoop test = new TestLoop();
-    private final EventLoop loop = test.loop;
-
-    private <T> T run(Coroutine.Body<T> body) throws Exception {
-        return test.run(body);
-    }
 
     /** Starts a task that waits on {@code condition} once and logs its name when woken. */
     private static Task<Void> waiter(Condition condition, String name, List<String> woken) {
@@ -46,7 +38,7 @@ class ConditionTest {
     void notifyOneWakesOnlyTheLongestWaitingTask() throws Exception {
         Condition condition = new Condition();
         List<String> woken = new ArrayList<>();
-        run(() -> {
+        test.run(() -> {
             Task<Void> a = waiter(condition, "a", woken);
             Task<Void> b = waiter(condition, "b", woken);
             TestLoop.settle();
@@ -69,7 +61,7 @@ class ConditionTest {
     void notifyAllWaitersWakesEveryWaitingTask() throws Exception {
         Condition condition = new Condition();
         List<String> woken = new ArrayList<>();
-        run(() -> {
+        test.run(() -> {
             List<Task<Void>> waiters = List.of(waiter(condition, "a", woken), waiter(condition, "b", woken),
                     waiter(condition, "c", woken));
             TestLoop.settle();
@@ -89,7 +81,7 @@ class ConditionTest {
         Condition condition = new Condition();
         int[] counter = {0};
         List<Integer> seenAt = new ArrayList<>();
-        run(() -> {
+        test.run(() -> {
             Task<Void> watcher = createTask("watcher", () -> condition.withLock(() -> {
                 condition.waitFor(() -> {
                     seenAt.add(counter[0]);
@@ -114,7 +106,7 @@ class ConditionTest {
     void waitAndNotifyWithoutTheLockThrow() throws Exception {
         Condition condition = new Condition();
         assertThrows(IllegalStateException.class, () -> condition.notify(1));
-        run(() -> {
+        test.run(() -> {
             assertThrows(IllegalStateException.class, condition::waitSignal);
             return null;
         });
@@ -126,7 +118,7 @@ class ConditionTest {
         Condition condition = new Condition(lock);
         assertSame(lock, condition.lock());
         boolean[] heldWhenCancelled = {false};
-        run(() -> {
+        test.run(() -> {
             Task<Void> waiting = createTask("waiting", () -> condition.withLock(() -> {
                 try {
                     condition.waitSignal();
@@ -154,7 +146,7 @@ class ConditionTest {
     void aNotifiedWaiterThatIsCancelledPassesTheNotificationOn() throws Exception {
         Condition condition = new Condition();
         List<String> woken = new ArrayList<>();
-        run(() -> {
+        test.run(() -> {
             Task<Void> a = waiter(condition, "a", woken);
             Task<Void> b = waiter(condition, "b", woken);
             TestLoop.settle();
@@ -172,7 +164,7 @@ class ConditionTest {
     void aWaitCancelledAgainWhileReacquiringStillEndsWithTheLockHeld() throws Exception {
         Condition condition = new Condition();
         boolean[] heldWhenCancelled = {false};
-        run(() -> {
+        test.run(() -> {
             Task<Void> waiting = createTask("waiting", () -> condition.withLock(() -> {
                 try {
                     condition.waitSignal();

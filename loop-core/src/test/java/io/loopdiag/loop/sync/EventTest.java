@@ -9,8 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.loopdiag.loop.CancelledException;
-import io.loopdiag.loop.Coroutine;
-import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.LoopClock;
 import io.loopdiag.loop.Task;
 import io.loopdiag.loop.TestLoop;
@@ -26,17 +24,12 @@ class EventTest {
     @RegisterExtension
     final TestLoop test = new TestLoop();
     private final LoopClock.Virtual clock = test.clock;
-    private final EventLoop loop = test.loop;
-
-    private <T> T run(Coroutine.Body<T> body) throws Exception {
-        return test.run(body);
-    }
 
     @Test
     void setWakesEveryWaitingTask() throws Exception {
         Event event = new Event();
         List<String> woken = new ArrayList<>();
-        run(() -> {
+        test.run(() -> {
             List<Task<Void>> waiters = new ArrayList<>();
             for (String name : List.of("w1", "w2", "w3")) {
                 waiters.add(createTask(name, () -> {
@@ -62,7 +55,7 @@ class EventTest {
     void waitSetReturnsAtOnceWhileSetAndSuspendsAgainAfterClear() throws Exception {
         Event event = new Event();
         event.set();
-        run(() -> {
+        test.run(() -> {
             event.waitSet();
             assertEquals(0, clock.nanoTime());
             event.clear();
@@ -82,7 +75,7 @@ class EventTest {
     @Test
     void aCancelledWaiterDoesNotKeepOthersFromWaking() throws Exception {
         Event event = new Event();
-        run(() -> {
+        test.run(() -> {
             Task<Void> cancelled = createTask("cancelled", () -> {
                 event.waitSet();
                 return null;

@@ -9,9 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.loopdiag.loop.CancelledException;
-import io.loopdiag.loop.Coroutine;
-import io.loopdiag.loop.EventLoop;
-import io.loopdiag.loop.LoopClock;
 import io.loopdiag.loop.Task;
 import io.loopdiag.loop.TestLoop;
 import java.time.Duration;
@@ -25,17 +22,12 @@ import org.junit.jupiter.api.Timeout;
 class LockTest {
     @RegisterExtension
     final TestLoop test = new TestLoop();
-    private final EventLoop loop = test.loop;
-
-    private <T> T run(Coroutine.Body<T> body) throws Exception {
-        return test.run(body);
-    }
 
     @Test
     void waitersGetTheLockInTheOrderTheyAskedForIt() throws Exception {
         Lock lock = new Lock();
         List<String> order = new ArrayList<>();
-        run(() -> {
+        test.run(() -> {
             lock.acquire();
             List<Task<Void>> waiters = new ArrayList<>();
             for (String name : List.of("a", "b", "c")) {
@@ -63,7 +55,7 @@ class LockTest {
     @Test
     void withLockHoldsTheLockOnlyWhileTheBodyRunsEvenIfItThrows() throws Exception {
         Lock lock = new Lock();
-        run(() -> {
+        test.run(() -> {
             assertThrows(IllegalArgumentException.class, () -> lock.withLock(() -> {
                 assertTrue(lock.isLocked());
                 throw new IllegalArgumentException("boom");
@@ -83,7 +75,7 @@ class LockTest {
     @Test
     void aCancelledWaiterLeavesTheLockToTheNextOne() throws Exception {
         Lock lock = new Lock();
-        run(() -> {
+        test.run(() -> {
             lock.acquire();
             Task<Void> cancelled = createTask("cancelled", () -> lock.withLock(() -> null));
             Task<String> next = createTask("next", () -> lock.withLock(() -> "got it"));
@@ -102,7 +94,7 @@ class LockTest {
     @Test
     void aWaiterCancelledAfterTheHandOffPassesTheLockOn() throws Exception {
         Lock lock = new Lock();
-        run(() -> {
+        test.run(() -> {
             lock.acquire();
             Task<Void> first = createTask("first", () -> lock.withLock(() -> null));
             Task<String> second = createTask("second", () -> lock.withLock(() -> "second ran"));
@@ -121,7 +113,7 @@ class LockTest {
     @Test
     void aLockCanBeAcquiredAgainAfterACancelledAcquire() throws Exception {
         Lock lock = new Lock();
-        run(() -> {
+        test.run(() -> {
             lock.acquire();
             Task<Void> cancelled = createTask("cancelled", () -> {
                 lock.acquire();
@@ -142,7 +134,7 @@ class LockTest {
     @Test
     void aTaskAlreadyCancelledWhenItWaitsForTheLockNeverGetsIt() throws Exception {
         Lock lock = new Lock();
-        run(() -> {
+        test.run(() -> {
             lock.acquire();
             Task<Void> doomed = createTask("doomed", () -> {
                 Task.current().cancel(); // pending cancellation: thrown at the first suspension

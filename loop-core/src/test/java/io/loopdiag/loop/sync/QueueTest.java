@@ -11,7 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.loopdiag.loop.Async;
 import io.loopdiag.loop.CancelledException;
-import io.loopdiag.loop.Coroutine;
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.LoopClock;
 import io.loopdiag.loop.Task;
@@ -31,15 +30,11 @@ class QueueTest {
     private final LoopClock.Virtual clock = test.clock;
     private final EventLoop loop = test.loop;
 
-    private <T> T run(Coroutine.Body<T> body) throws Exception {
-        return test.run(body);
-    }
-
     /** Lets every ready task run until it suspends again. */
     @Test
     void itemsComeOutInTheOrderTheyWentIn() throws Exception {
         Queue<String> queue = new Queue<>();
-        List<String> got = run(() -> {
+        List<String> got = test.run(() -> {
             for (String item : List.of("a", "b", "c")) {
                 queue.put(item);
             }
@@ -54,7 +49,7 @@ class QueueTest {
     @Test
     void getSuspendsUntilAnItemIsPut() throws Exception {
         Queue<String> queue = new Queue<>();
-        String got = run(() -> {
+        String got = test.run(() -> {
             Task<String> getter = createTask("getter", queue::get);
             sleep(Duration.ofMillis(100));
             assertFalse(getter.isDone());
@@ -70,7 +65,7 @@ class QueueTest {
     void waitingGettersAreServedInTheOrderTheyCame() throws Exception {
         Queue<Integer> queue = new Queue<>();
         List<String> served = new ArrayList<>();
-        run(() -> {
+        test.run(() -> {
             List<Task<Void>> getters = new ArrayList<>();
             for (String name : List.of("g1", "g2", "g3")) {
                 getters.add(createTask(name, () -> {
@@ -94,7 +89,7 @@ class QueueTest {
     void boundedPutSuspendsWhileTheQueueIsFull() throws Exception {
         Queue<String> queue = new Queue<>(2);
         List<String> log = new ArrayList<>();
-        run(() -> {
+        test.run(() -> {
             Task<Void> producer = createTask("producer", () -> {
                 for (String item : List.of("a", "b", "c")) {
                     queue.put(item);
@@ -137,7 +132,7 @@ class QueueTest {
     void joinWaitsUntilEveryItemIsMarkedDone() throws Exception {
         Queue<Integer> queue = new Queue<>();
         List<String> log = new ArrayList<>();
-        run(() -> {
+        test.run(() -> {
             queue.put(1);
             queue.put(2);
             Task<Void> joiner = createTask("joiner", () -> {
@@ -165,7 +160,7 @@ class QueueTest {
     @Test
     void joinReturnsAtOnceWhenNothingIsUnfinished() throws Exception {
         Queue<Integer> queue = new Queue<>();
-        run(() -> {
+        test.run(() -> {
             queue.join();
             return null;
         });
@@ -184,7 +179,7 @@ class QueueTest {
     @Test
     void cancelledWaitingGetterLeavesTheItemToTheNextGetter() throws Exception {
         Queue<String> queue = new Queue<>();
-        String got = run(() -> {
+        String got = test.run(() -> {
             Task<String> first = createTask("first", queue::get);
             Task<String> second = createTask("second", queue::get);
             TestLoop.settle();
@@ -201,7 +196,7 @@ class QueueTest {
     @Test
     void getterCancelledAfterBeingWokenPassesTheWakeUpOn() throws Exception {
         Queue<String> queue = new Queue<>();
-        String got = run(() -> {
+        String got = test.run(() -> {
             Task<String> first = createTask("first", queue::get);
             Task<String> second = createTask("second", queue::get);
             TestLoop.settle();
@@ -218,7 +213,7 @@ class QueueTest {
     @Test
     void putterCancelledAfterBeingWokenPassesTheFreeSlotOn() throws Exception {
         Queue<String> queue = new Queue<>(1);
-        run(() -> {
+        test.run(() -> {
             queue.put("first");
             Task<Void> a = createTask("a", () -> {
                 queue.put("a");
@@ -242,7 +237,7 @@ class QueueTest {
     @Test
     void aWaitingGetterShowsWhatItWaitsFor() throws Exception {
         Queue<String> queue = new Queue<>();
-        run(() -> {
+        test.run(() -> {
             Task<String> getter = createTask("getter", queue::get);
             TestLoop.settle();
             assertEquals("queue", getter.awaiting().awaitKind());
@@ -265,7 +260,7 @@ class QueueTest {
         Queue<String> queue = new Queue<>();
         @SuppressWarnings("unchecked") // a generic array to let the lambda below set it
         Task<String>[] getter = new Task[1];
-        run(() -> {
+        test.run(() -> {
             getter[0] = createTask("getter", queue::get);
             TestLoop.settle();
             return null;
@@ -282,7 +277,7 @@ class QueueTest {
     @Test
     void getWithATimeoutGivesUpAndLeavesTheQueueUsable() throws Exception {
         Queue<String> queue = new Queue<>();
-        String got = run(() -> {
+        String got = test.run(() -> {
             assertThrows(TimeoutException.class, () -> Async.timeout(Duration.ofMillis(5), queue::get));
             Task<String> getter = createTask("getter", queue::get);
             TestLoop.settle();
@@ -296,7 +291,7 @@ class QueueTest {
     @Test
     void anotherThreadCannotPutIntoAQueueBoundToARunningLoop() throws Exception {
         Queue<String> queue = new Queue<>();
-        String outcome = run(() -> {
+        String outcome = test.run(() -> {
             Task<String> getter = createTask("getter", queue::get); // binds the queue to this loop
             sleep(Duration.ZERO);
             String refusal = Async.toThread(() -> {

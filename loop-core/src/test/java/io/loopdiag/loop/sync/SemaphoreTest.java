@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.loopdiag.loop.Coroutine;
-import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.LoopClock;
 import io.loopdiag.loop.Task;
 import io.loopdiag.loop.TestLoop;
@@ -25,18 +23,13 @@ class SemaphoreTest {
     @RegisterExtension
     final TestLoop test = new TestLoop();
     private final LoopClock.Virtual clock = test.clock;
-    private final EventLoop loop = test.loop;
-
-    private <T> T run(Coroutine.Body<T> body) throws Exception {
-        return test.run(body);
-    }
 
     @Test
     void atMostPermitsTasksHoldItAtOnce() throws Exception {
         Semaphore semaphore = new Semaphore(2);
         int[] holding = {0};
         int[] mostHolding = {0};
-        run(() -> {
+        test.run(() -> {
             List<Task<Void>> workers = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
                 workers.add(createTask("worker" + i, () -> semaphore.withPermit(() -> {
@@ -60,7 +53,7 @@ class SemaphoreTest {
     @Test
     void acquireCountsPermitsDownAndReleaseCountsThemUp() throws Exception {
         Semaphore semaphore = new Semaphore(2);
-        run(() -> {
+        test.run(() -> {
             semaphore.acquire();
             assertEquals(1, semaphore.available());
             assertFalse(semaphore.isLocked());
@@ -95,7 +88,7 @@ class SemaphoreTest {
         Semaphore semaphore = Semaphore.bounded(1);
         assertTrue(semaphore.isBounded());
         assertThrows(IllegalStateException.class, semaphore::release);
-        run(() -> {
+        test.run(() -> {
             semaphore.acquire();
             semaphore.release();
             return null;
@@ -107,7 +100,7 @@ class SemaphoreTest {
     @Test
     void aWaiterCancelledAfterThePermitWasHandedToItPassesThePermitOn() throws Exception {
         Semaphore semaphore = Semaphore.bounded(1);
-        run(() -> {
+        test.run(() -> {
             semaphore.acquire();
             Task<Void> first = createTask("first", () -> semaphore.withPermit(() -> null));
             Task<String> second = createTask("second", () -> semaphore.withPermit(() -> "second ran"));
@@ -131,7 +124,7 @@ class SemaphoreTest {
     void aReleasedPermitGoesToTheWaiterNotToANewcomer() throws Exception {
         Semaphore semaphore = new Semaphore(1);
         List<String> order = new ArrayList<>();
-        run(() -> {
+        test.run(() -> {
             semaphore.acquire();
             Task<Void> waiter = createTask("waiter", () -> semaphore.withPermit(() -> {
                 order.add("waiter");
