@@ -50,15 +50,15 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
                 throw refused("an empty option (two commas in a row, or a comma at an end)", text);
             }
             if (equals < 0) {
-                throw refused("option '" + printable(pair) + "' has no value (expected key=value)", text);
+                throw refused("option '" + Text.printable(pair) + "' has no value (expected key=value)", text);
             }
             String key = pair.substring(0, equals).trim();
             String value = pair.substring(equals + 1).trim();
             if (!seen.add(key)) {
-                throw refused("option '" + printable(key) + "' is given twice", text);
+                throw refused("option '" + Text.printable(key) + "' is given twice", text);
             }
             if (value.isEmpty()) {
-                throw refused("option '" + printable(key) + "' has an empty value", text);
+                throw refused("option '" + Text.printable(key) + "' has an empty value", text);
             }
             options = switch (key) {
                 case "slow" -> options.withSlow(parseDuration(key, value, text));
@@ -66,7 +66,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
                 case "report" -> options.withReport(parsePath(value, text));
                 case "log" -> options.withLog(parseLog(value, text));
                 case "allow" -> options.withAllow(parseAllow(value, text));
-                default -> throw refused("unknown option '" + printable(key)
+                default -> throw refused("unknown option '" + Text.printable(key)
                         + "' (known: slow, blocking, report, log, allow)", text);
             };
         }
@@ -76,7 +76,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
     private static Duration parseDuration(String key, String value, String text) {
         Matcher matcher = DURATION.matcher(value.toLowerCase(Locale.ROOT));
         if (!matcher.matches()) {
-            throw refused("option '" + key + "' needs a duration such as 250ms or 1s, not '" + printable(value) + "'", text);
+            throw refused("option '" + key + "' needs a duration such as 250ms or 1s, not '" + Text.printable(value) + "'", text);
         }
         long amount = Long.parseLong(matcher.group(1));
         Duration duration = switch (matcher.group(2)) {
@@ -90,7 +90,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
             throw refused("option '" + key + "' must be longer than zero", text);
         }
         if (duration.compareTo(MAX_SLOW) > 0) {
-            throw refused("option '" + key + "' is longer than " + MAX_SLOW.toMinutes() + " minutes: '" + printable(value) + "'", text);
+            throw refused("option '" + key + "' is longer than " + MAX_SLOW.toMinutes() + " minutes: '" + Text.printable(value) + "'", text);
         }
         return duration;
     }
@@ -100,7 +100,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
             case "warn" -> Blocking.WARN;
             case "throw" -> Blocking.THROW;
             case "off" -> Blocking.OFF;
-            default -> throw refused("option 'blocking' is warn, throw or off, not '" + printable(value) + "'", text);
+            default -> throw refused("option 'blocking' is warn, throw or off, not '" + Text.printable(value) + "'", text);
         };
     }
 
@@ -108,7 +108,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
         try {
             return Path.of(value);
         } catch (InvalidPathException e) {
-            throw refused("option 'report' is not a usable path: '" + printable(value) + "'", text);
+            throw refused("option 'report' is not a usable path: '" + Text.printable(value) + "'", text);
         }
     }
 
@@ -116,7 +116,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
         return switch (value) {
             case "stderr" -> true;
             case "off" -> false;
-            default -> throw refused("option 'log' is stderr or off, not '" + printable(value) + "'", text);
+            default -> throw refused("option 'log' is stderr or off, not '" + Text.printable(value) + "'", text);
         };
     }
 
@@ -125,7 +125,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
         for (String pattern : value.split(";", -1)) {
             String trimmed = pattern.trim();
             if (!ALLOW.matcher(trimmed).matches()) {
-                throw refused("option 'allow' takes Class#method patterns separated by ';', not '" + printable(trimmed) + "'", text);
+                throw refused("option 'allow' takes Class#method patterns separated by ';', not '" + Text.printable(trimmed) + "'", text);
             }
             patterns.add(trimmed);
         }
@@ -133,20 +133,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
     }
 
     private static IllegalArgumentException refused(String why, String text) {
-        return new IllegalArgumentException("bad agent options '" + printable(text) + "': " + why);
-    }
-
-    /** The text with control characters shown as escapes, so a message stays one readable line. */
-    static String printable(String text) {
-        StringBuilder out = new StringBuilder(text.length());
-        text.codePoints().forEach(c -> {
-            if (Character.isISOControl(c) || c == 0xFFFD) {
-                out.append(String.format("\\u%04x", c));
-            } else {
-                out.appendCodePoint(c);
-            }
-        });
-        return out.toString();
+        return new IllegalArgumentException("bad agent options '" + Text.printable(text) + "': " + why);
     }
 
     AgentOptions withSlow(Duration value) {

@@ -1,5 +1,6 @@
 package io.loopdiag.agent;
 
+import java.io.PrintStream;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,55 +10,118 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Every detection of this JVM, deduplicated by kind and stack: the same finding seen again only
- * counts. Bounded: past {@link #MAX_DISTINCT} distinct findings new ones are only counted as
- * dropped, so a storm cannot exhaust the heap. Any thread.
+ * counts. Each new finding prints one block on the log; every occurrence is a JFR event. Bounded:
+ * past {@link #MAX_DISTINCT} distinct findings new ones are only counted as dropped, so a storm
+ * cannot exhaust the heap. Any thread.
  */
 final class Detections {
     /** Distinct findings kept; a real service has a handful, a storm millions. */
     static final int MAX_DISTINCT = 10_000;
 
+    /**
+     * What a detector found.
+     *
+     * @param loop      the loop's name, or null when no loop is known
+     * @param task      the task's name and id ({@code 'fetch' (#3)}), or null
+     * @param what      the one-line description after the kind and the loop
+     * @param stack     where it happened, innermost first
+     * @param createdAt where the task or coroutine concerned was created, or null if not recorded
+     */
+    record Finding(String kind, String loop, String task, String what, List<StackTraceElement> stack,
+                   List<StackTraceElement> createdAt, long millis) {
+    }
+
     /** One distinct finding. Fields other than the key are updated under the object's lock. */
     static final class Detection {
         final String kind;
         final String loop;
+        final String task;
         final String message;
         final List<String> stack;
+        final List<String> createdAt; // null when not recorded
         final Instant firstSeen;
         Instant lastSeen;
         long count;
         long longestMillis;
 
-        Detection(String kind, String loop, String message, List<String> stack, Instant now, long millis) {
-            this.kind = kind;
-            this.loop = loop;
-            this.message = message;
+        Detection(Finding finding, List<String> stack, Instant now) {
+            this.kind = finding.kind();
+            this.loop = finding.loop();
+            this.task = finding.task();
+            this.message = finding.what();
             this.stack = stack;
+            this.createdAt = finding.createdAt() == null ? null : strings(finding.createdAt());
             this.firstSeen = now;
             this.lastSeen = now;
             this.count = 1;
-            this.longestMillis = millis;
+            this.longestMillis = finding.millis();
         }
     }
 
     private final Map<String, Detection> byKey = new ConcurrentHashMap<>();
     private final AtomicLong dropped = new AtomicLong();
+    private final PrintStream log; // null when log=off
     private final Runnable onChange;
 
     /** {@code onChange} runs after each record, on the recording thread: it should only mark work to do. */
-    Detections(Runnable onChange) {
+    Detections(PrintStream log, Runnable onChange) {
+        this.log = log;
         this.onChange = onChange;
     }
 
     /**
-     * Records one occurrence; returns true if it is a new distinct finding (the caller prints it),
-     * false if it was seen before or dropped.
+     * Records one occurrence and, if it is a new distinct finding, prints it; returns true if it
+     * was new, false if it was seen before or dropped.
      */
-    boolean record(String kind, String loop, String message, List<StackTraceElement> frames, long millis) {
-        List<String> stack = new ArrayList<>(frames.size());
-        for (StackTraceElement frame : frames) {
-            stack.add(frame.toString());
+    boolean report(Finding finding) {
+        return report(finding, null);
+    }
+
+    /** Like {@link #report(Finding)}, printing {@code note} after the description (not kept in the report). */
+    boolean report(Finding finding, String note) {
+        boolean created = record(finding);
+        if (created) {
+            print(finding, note);
         }
-        String key = kind + '\n' + String.join("\n", stack);
+        DetectionEvents.emit(finding);
+        return created;
+    }
+
+    /** Prints {@code finding} whether or not it is new, with {@code note} after its description (a stall's update). */
+    void print(Finding finding, String note) {
+        if (log == null) {
+            return;
+        }
+        StringBuilder block = new StringBuilder("loopdiag: ").append(finding.kind());
+        if (finding.loop() != null) {
+            block.append(" on loop '").append(Text.printable(finding.loop())).append('\'');
+        }
+        block.append(": ").append(Text.printable(finding.what()));
+        if (note != null) {
+            block.append(note);
+        }
+        block.append('\n');
+        appendFrames(block, finding.stack());
+        if (finding.createdAt() != null && !finding.createdAt().isEmpty()) {
+            block.append("  created at:\n");
+            appendFrames(block, finding.createdAt());
+        }
+        synchronized (log) {
+            log.print(block);
+            log.flush();
+        }
+    }
+
+    private static void appendFrames(StringBuilder block, List<StackTraceElement> frames) {
+        for (StackTraceElement frame : frames) {
+            block.append("    at ").append(Text.printable(frame.toString())).append('\n');
+        }
+    }
+
+    private boolean record(Finding finding) {
+        List<String> stack = strings(finding.stack());
+        // Without a stack (a creation site that was not recorded), the description tells findings apart.
+        String key = finding.kind() + '\n' + (stack.isEmpty() ? finding.what() : String.join("\n", stack));
         Instant now = Instant.now();
         boolean[] created = {false};
         Detection detection = byKey.get(key);
@@ -69,18 +133,26 @@ final class Detections {
             }
             detection = byKey.computeIfAbsent(key, k -> {
                 created[0] = true;
-                return new Detection(kind, loop, message, List.copyOf(stack), now, millis);
+                return new Detection(finding, List.copyOf(stack), now);
             });
         }
         if (!created[0]) {
             synchronized (detection) {
                 detection.count++;
                 detection.lastSeen = now;
-                detection.longestMillis = Math.max(detection.longestMillis, millis);
+                detection.longestMillis = Math.max(detection.longestMillis, finding.millis());
             }
         }
         onChange.run();
         return created[0];
+    }
+
+    private static List<String> strings(List<StackTraceElement> frames) {
+        List<String> out = new ArrayList<>(frames.size());
+        for (StackTraceElement frame : frames) {
+            out.add(frame.toString());
+        }
+        return out;
     }
 
     /** The findings so far, oldest first. */

@@ -28,7 +28,7 @@ final class Report {
     private static final long WRITE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final Path path;
-    private Detections detections; // set by attach, before start
+    private Detections detections; // set by show, before start
     private final AgentOptions options;
     private final PrintStream log;
     private final ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -36,15 +36,33 @@ final class Report {
     private volatile boolean dirty = true;
     private boolean warned; // guarded by this
 
-    Report(Path path, Detections detections, AgentOptions options, PrintStream log) {
+    Report(Path path, AgentOptions options, PrintStream log) {
         this.path = path.toAbsolutePath();
-        this.detections = detections;
         this.options = options;
         this.log = log;
     }
 
+    /**
+     * Null if a report can be written at {@code path} (its folder is created if needed), else why
+     * not: checked at start, so that a typo fails at once rather than at the first detection.
+     */
+    static String whyNotWritable(Path path) {
+        try {
+            Path directory = path.toAbsolutePath().getParent();
+            Files.createDirectories(directory);
+            if (Files.isDirectory(path)) {
+                return path + " is a directory";
+            }
+            Files.delete(Files.createTempFile(directory, "." + path.getFileName(), ".tmp"));
+            return null;
+        } catch (IOException | RuntimeException e) {
+            return "cannot write in " + path.toAbsolutePath().getParent() + " (" + e.getClass().getSimpleName()
+                    + (e.getMessage() != null ? ": " + e.getMessage() : "") + ")";
+        }
+    }
+
     /** The store the report shows; the store's change callback is this report's {@link #changed}. */
-    void attach(Detections store) {
+    void show(Detections store) {
         this.detections = store;
     }
 
@@ -110,6 +128,7 @@ final class Report {
                 byKind.merge(d.kind, d.count, Long::sum);
                 node.put("kind", d.kind);
                 node.put("loop", d.loop);
+                node.put("task", d.task);
                 node.put("message", d.message);
                 node.put("count", d.count);
                 node.put("firstSeen", d.firstSeen.toString());
@@ -118,6 +137,10 @@ final class Report {
             }
             ArrayNode stack = node.putArray("stack");
             d.stack.forEach(stack::add);
+            if (d.createdAt != null) {
+                ArrayNode createdAt = node.putArray("createdAt");
+                d.createdAt.forEach(createdAt::add);
+            }
         }
         ObjectNode summary = root.putObject("summary");
         byKind.forEach(summary::put);

@@ -3,7 +3,6 @@ package io.loopdiag.agent;
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.Handle;
 import io.loopdiag.loop.LoopSnapshot;
-import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -27,10 +26,13 @@ final class Watchdog implements Runnable {
     private static final int SAMPLES_PER_LIMIT = 20;
     private static final long MIN_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
+    private static final long HOUSEKEEPING_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final long slowNanos;
     private final long periodNanos;
-    private final PrintStream log; // null when log=off
     private final Detections detections;
+    private final Runnable housekeeping; // once a second on this thread
+    private long lastHousekeepingNanos;
     private final Map<EventLoop, Span> spans = new WeakHashMap<>(); // guarded by this
     private long lastSampleNanos;
 
@@ -47,15 +49,16 @@ final class Watchdog implements Runnable {
         LoopSnapshot.RunningCallback sampled; // taken once it has run half the limit
     }
 
-    Watchdog(long slowNanos, PrintStream log, Detections detections) {
+    Watchdog(long slowNanos, Detections detections, Runnable housekeeping) {
         this.slowNanos = slowNanos;
         this.periodNanos = Math.max(MIN_PERIOD_NANOS, slowNanos / SAMPLES_PER_LIMIT);
-        this.log = log;
         this.detections = detections;
+        this.housekeeping = housekeeping;
     }
 
-    static Watchdog start(long slowNanos, PrintStream log, Detections detections) {
-        Watchdog watchdog = new Watchdog(slowNanos, log, detections);
+    /** Starts sampling on a daemon thread; {@code housekeeping} runs there once a second. */
+    static Watchdog start(long slowNanos, Detections detections, Runnable housekeeping) {
+        Watchdog watchdog = new Watchdog(slowNanos, detections, housekeeping);
         Thread thread = new Thread(watchdog, "loopdiag-watchdog");
         thread.setDaemon(true);
         thread.start();
@@ -67,12 +70,17 @@ final class Watchdog implements Runnable {
         try {
             warmUp();
             while (true) {
-                sample(System.nanoTime());
+                long nowNanos = System.nanoTime();
+                sample(nowNanos);
+                if (nowNanos - lastHousekeepingNanos >= HOUSEKEEPING_EVERY_NANOS) {
+                    lastHousekeepingNanos = nowNanos;
+                    housekeeping.run();
+                }
                 LockSupport.parkNanos(periodNanos);
             }
         } catch (Throwable failure) {
             // The application must never notice the watchdog, not even its end.
-            System.err.println("loopdiag: the watchdog stopped (" + failure + "); no more slow-callback or loop-stall reports");
+            System.err.println("loopdiag: the watchdog stopped (" + failure + "); no more slow-callback, loop-stall or garbage-collection reports");
         }
     }
 
@@ -116,12 +124,12 @@ final class Watchdog implements Runnable {
                     span.sampled = now;
                     String what = now.description() + " has been running for " + millis(runningNanos)
                             + " (limit " + millis(slowNanos) + "), still running";
+                    Detections.Finding stall = new Detections.Finding("loop-stall", loop.name(), taskOf(now), what,
+                            now.stack(), null, TimeUnit.NANOSECONDS.toMillis(runningNanos));
                     if (span.stallReports == 0) {
-                        span.stallPrinted = detections.record("loop-stall", loop.name(), what, now.stack(),
-                                TimeUnit.NANOSECONDS.toMillis(runningNanos));
-                    }
-                    if (span.stallPrinted) {
-                        print("loop-stall", loop, what, now.stack());
+                        span.stallPrinted = detections.report(stall);
+                    } else if (span.stallPrinted) {
+                        detections.print(stall, null); // an update of the stall printed above: not a new finding
                     }
                 }
                 span.stallReports++;
@@ -170,28 +178,18 @@ final class Watchdog implements Runnable {
             String ended = span.stallPrinted ? "; the loop-stall reported above has ended" : "";
             String what = span.sampled.description() + " took about " + millis(ranNanos)
                     + " (" + millis(leastNanos) + " to " + millis(mostNanos) + "; limit " + millis(slowNanos) + ")";
-            if (detections.record("slow-callback", loop.name(), what, span.sampled.stack(),
-                    TimeUnit.NANOSECONDS.toMillis(ranNanos))) {
-                print("slow-callback", loop, what + ended, span.sampled.stack());
-            }
+            Detections.Finding slow = new Detections.Finding("slow-callback", loop.name(), taskOf(span.sampled), what,
+                    span.sampled.stack(), null, TimeUnit.NANOSECONDS.toMillis(ranNanos));
+            detections.report(slow, ended);
         }
         span.handle = null;
         span.dispatch = -1;
         span.sampled = null;
     }
 
-    /** One readable block on the log: a header line and the stack, innermost frame first. */
-    private void print(String kind, EventLoop loop, String what, List<StackTraceElement> stack) {
-        if (log == null) {
-            return;
-        }
-        StringBuilder block = new StringBuilder("loopdiag: ").append(kind).append(" on loop '")
-                .append(loop.name()).append("': ").append(what).append('\n');
-        for (StackTraceElement frame : stack) {
-            block.append("    at ").append(frame).append('\n');
-        }
-        log.print(block);
-        log.flush();
+    /** The task a running callback steps, as findings name it, or null for a plain callback. */
+    private static String taskOf(LoopSnapshot.RunningCallback callback) {
+        return callback.taskId() < 0 ? null : "#" + callback.taskId();
     }
 
     private static String millis(long nanos) {

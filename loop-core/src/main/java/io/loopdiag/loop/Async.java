@@ -71,11 +71,7 @@ public final class Async {
 
     /** The running loop: the current task's, or the loop running on this thread. */
     public static EventLoop loop() {
-        Task<?> task = Task.current();
-        if (task != null) {
-            return task.loop;
-        }
-        EventLoop loop = EventLoop.RUNNING.get();
+        EventLoop loop = EventLoop.current();
         if (loop == null) {
             throw new IllegalStateException("no running event loop on thread '" + Thread.currentThread().getName() + "'");
         }

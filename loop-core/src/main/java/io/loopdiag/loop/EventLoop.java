@@ -273,9 +273,7 @@ public final class EventLoop implements AutoCloseable {
         batonHolder = me;
         RUNNING.set(this);
         try {
-            do {
-                runOnce();
-            } while (!stopping);
+            runIterations();
         } finally {
             stopping = false;
             RUNNING.remove();
@@ -385,6 +383,13 @@ public final class EventLoop implements AutoCloseable {
         LOOPS.remove(ref);
     }
 
+    /** The loop proper, on the loop's thread: the agent marks the thread as a loop's while it runs. */
+    private void runIterations() {
+        do {
+            runOnce();
+        } while (!stopping);
+    }
+
     /** One iteration, in the order of the class comment. */
     private void runOnce() {
         takeThreadsafeCallbacks();
@@ -458,14 +463,25 @@ public final class EventLoop implements AutoCloseable {
             }
             if (waitNanos == 0) {
                 selector.selectNow(onSelected);
-            } else if (waitNanos < 0) {
-                selector.select(onSelected);
             } else {
-                selector.select(onSelected, Math.max(1, (waitNanos + 999_999) / 1_000_000));
+                waitForIo(waitNanos);
             }
             wakeupNeeded = false;
         } catch (IOException e) {
             throw new UncheckedIOException("select failed on event loop '" + name + "'", e);
+        }
+    }
+
+    /**
+     * The loop's own wait: blocks in select for up to {@code waitNanos} (negative: until woken).
+     * The only place the loop thread blocks outside the baton hand-off; the agent does not count it
+     * as a blocking call.
+     */
+    private void waitForIo(long waitNanos) throws IOException {
+        if (waitNanos < 0) {
+            selector.select(onSelected);
+        } else {
+            selector.select(onSelected, Math.max(1, (waitNanos + 999_999) / 1_000_000));
         }
     }
 
@@ -827,6 +843,15 @@ public final class EventLoop implements AutoCloseable {
         }
         pending.sort((a, b) -> Long.compare(a.id(), b.id()));
         return pending;
+    }
+
+    /**
+     * The loop the calling code runs on: the current task's, or the loop running on this thread;
+     * null if there is none (asyncio's {@code _get_running_loop}). {@link Async#loop()} throws instead.
+     */
+    public static EventLoop current() {
+        Task<?> task = Task.CURRENT.get();
+        return task != null ? task.loop : RUNNING.get();
     }
 
     /** The task running now on this loop, or null. */

@@ -118,8 +118,11 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         return List.copyOf(Arrays.asList(frames).subList(top, bottomOf(frames, top)));
     }
 
-    /** A running thread's frames, innermost first (a blocking JDK call stays visible), above the loop's own. */
-    static List<StackTraceElement> runningStack(StackTraceElement[] frames) {
+    /**
+     * A running thread's frames, innermost first (a blocking JDK call stays visible), without the
+     * loop's own frames below the callback or the task's coroutine. Any thread.
+     */
+    public static List<StackTraceElement> runningStack(StackTraceElement[] frames) {
         return List.copyOf(Arrays.asList(frames).subList(0, bottomOf(frames, 0)));
     }
 

@@ -1,0 +1,137 @@
+package io.loopdiag.agent;
+
+import io.loopdiag.agent.boot.BlockingGate;
+import io.loopdiag.loop.EventLoop;
+import io.loopdiag.loop.Handle;
+import io.loopdiag.loop.LoopSnapshot;
+import io.loopdiag.loop.Task;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Turns a blocking call on a loop thread, as {@link BlockingGate} sees it, into a
+ * {@code blocking-call} finding: which JDK method the application called, from which line, in
+ * which task or callback of which loop. Runs on the blocking thread, inside the gate's guard, so
+ * its own I/O is not counted. Decides whether {@code blocking=throw} throws.
+ */
+final class BlockingCalls implements BlockingGate.Listener {
+    static final String KIND = "blocking-call";
+
+    /**
+     * Call sites allowed to block whatever the options say: short, one-time waits inside the JDK
+     * that an application cannot avoid (reading a class from a jar, the logging configuration,
+     * handing work to an executor under its queue's lock).
+     */
+    static final List<String> BUILT_IN_ALLOW = List.of(
+            "java.lang.ClassLoader#loadClass",
+            "jdk.internal.loader",
+            "java.util.logging.LogManager",
+            "java.util.concurrent.ThreadPoolExecutor#execute");
+
+    private final Detections detections;
+    private final boolean throwing;
+    private final List<String[]> allow; // {class or package, method or null}
+
+    BlockingCalls(Detections detections, AgentOptions options) {
+        this.detections = detections;
+        this.throwing = options.blocking() == AgentOptions.Blocking.THROW;
+        List<String[]> patterns = new ArrayList<>();
+        for (String pattern : concat(BUILT_IN_ALLOW, options.allow())) {
+            int hash = pattern.indexOf('#');
+            patterns.add(hash < 0 ? new String[] {pattern, null} : new String[] {pattern.substring(0, hash), pattern.substring(hash + 1)});
+        }
+        this.allow = List.copyOf(patterns);
+    }
+
+    /** The self-check's thread, whose calls are only noted in {@code probed}; null when none runs. */
+    private volatile Thread probe;
+    private volatile Set<String> probed;
+
+    void probeWith(Thread thread, Set<String> seen) {
+        probed = seen;
+        probe = thread;
+    }
+
+    @Override
+    public String blockingCall(String operation, Object blocker) {
+        if (probe != null && Thread.currentThread() == probe) {
+            probed.add(operation);
+            return null;
+        }
+        StackTraceElement[] frames = new Throwable().getStackTrace();
+        int hooked = 0;
+        while (hooked < frames.length && Stacks.isAgent(frames[hooked])) {
+            hooked++;
+        }
+        List<StackTraceElement> call = LoopSnapshot.runningStack(Arrays.copyOfRange(frames, hooked, frames.length));
+        if (call.isEmpty() || isAllowed(call)) {
+            return null;
+        }
+        // The application's first frame, and the JDK method it called (the call may block deeper inside).
+        int app = 0;
+        while (app < call.size() && Stacks.isJdk(call.get(app))) {
+            app++;
+        }
+        int called = Math.max(0, Math.min(app, call.size()) - 1);
+        List<StackTraceElement> stack = new ArrayList<>(call.subList(called, call.size()));
+        StackTraceElement calledFrame = call.get(called);
+        String calledMethod = calledFrame.getClassName() + "." + calledFrame.getMethodName();
+
+        StringBuilder what = new StringBuilder(calledMethod);
+        if (!operation.startsWith(calledMethod + "(")) {
+            what.append(" (blocks in ").append(operation);
+            if (blocker != null) {
+                what.append(" on ").append(blocker.getClass().getName());
+            }
+            what.append(')');
+        }
+        Task<?> task = Task.current();
+        EventLoop loop = EventLoop.current();
+        if (task != null) {
+            what.append(" in task '").append(task.name()).append("' (#").append(task.id()).append(')');
+        } else if (loop != null && loop.currentHandle() != null) {
+            Handle handle = loop.currentHandle();
+            what.append(" in callback ").append(handle.describeCallback());
+        } else {
+            what.append(" on the loop thread");
+        }
+        if (app < call.size()) {
+            what.append(", called at ").append(call.get(app));
+        }
+        String taskName = task != null ? "'" + task.name() + "' (#" + task.id() + ")" : null;
+        String loopName = loop != null ? loop.name() : null;
+        // A park that the JDK's own lock, queue or future code made is reported but never thrown:
+        // an exception out of it would leave that lock or queue broken.
+        boolean parkInsideJdk = operation.startsWith("java.util.concurrent.locks.LockSupport.") && called > 0;
+        boolean throwable = throwing && !parkInsideJdk;
+        String note = throwing && parkInsideJdk ? " (not thrown: inside " + calledMethod + ", where an exception would break it)" : "";
+        detections.report(new Detections.Finding(KIND, loopName, taskName, what + note, stack, null, 0));
+        if (!throwable) {
+            return null;
+        }
+        return "loopdiag: blocking call " + what + " on loop '" + loopName
+                + "' (the agent runs with blocking=throw; move the call to Async.toThread, or allow it with allow=Class#method)";
+    }
+
+    private boolean isAllowed(List<StackTraceElement> stack) {
+        for (StackTraceElement frame : stack) {
+            String className = frame.getClassName();
+            for (String[] pattern : allow) {
+                boolean typeMatches = className.equals(pattern[0]) || className.startsWith(pattern[0] + ".")
+                        || className.startsWith(pattern[0] + "$");
+                if (typeMatches && (pattern[1] == null || pattern[1].equals(frame.getMethodName()))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+}
