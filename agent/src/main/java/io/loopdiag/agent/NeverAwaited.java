@@ -59,7 +59,7 @@ final class NeverAwaited {
     /** On the thread creating {@code coroutine}, from advice at the end of its constructor. */
     void created(Coroutine<?> coroutine) {
         Task<?> task = Task.current();
-        Origin origin = new Origin(Text.withoutLambdaAddress(coroutine.name()), EventLoop.current(),
+        Origin origin = new Origin(Text.withoutLambdaAddress(coroutine.name()), task != null ? task.loop() : EventLoop.current(),
                 task != null ? "'" + task.name() + "' (#" + task.id() + ")" : null, CreationSites.capture());
         synchronized (this) {
             nursery.add(coroutine);

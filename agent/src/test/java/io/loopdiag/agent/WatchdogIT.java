@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The agent in a child JVM running the slow-callbacks scenario (callbacks of 90, 120 and 350 ms):
+ * The agent in a child JVM running the slow-callbacks scenario (callbacks of 90, 120 and 250 ms):
  * what the user sees on stderr.
  */
 @Timeout(60)
@@ -25,24 +25,24 @@ class WatchdogIT {
     void slowCallbacksAndStallsAreReportedWithTheirStacksAndA90msCallbackIsNot() throws Exception {
         String java = ProcessHandle.current().info().command().orElseThrow();
         Process child = new ProcessBuilder(java, "-javaagent:" + Path.of("target/loopdiag-agent.jar").toAbsolutePath(),
-                "-jar", Path.of("../test-apps/target/test-apps.jar").toString(), "slow-callbacks").start();
+                "-jar", Path.of("../test-apps/target/test-apps.jar").toString(), "slow-callback").start();
         String stdout = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         String stderr = new String(child.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(child.waitFor(30, TimeUnit.SECONDS));
         assertEquals(0, child.exitValue(), stderr);
-        assertEquals("slow-callbacks done", stdout.strip(), "the application ran as without the agent");
+        assertEquals("slow-callback done", stdout.strip(), "the application ran as without the agent");
 
         List<String> slow = blocks(stderr, "loopdiag: slow-callback");
         assertEquals(2, slow.size(), stderr);
-        assertTrue(slow.get(0).contains("at io.loopdiag.apps.SlowCallbacks.blockFor120Millis("), stderr);
-        assertTrue(slow.get(1).contains("at io.loopdiag.apps.SlowCallbacks.blockFor350Millis("), stderr);
+        assertTrue(slow.get(0).contains("at io.loopdiag.apps.SlowCallback.blockFor120Millis("), stderr);
+        assertTrue(slow.get(1).contains("at io.loopdiag.apps.SlowCallback.blockFor250Millis("), stderr);
         assertTrue(slow.get(1).contains("the loop-stall reported above has ended"), stderr);
         assertFalse(stderr.contains("blockFor90Millis"), "a 90 ms callback is under the 100 ms limit:\n" + stderr);
 
         List<String> stalls = blocks(stderr, "loopdiag: loop-stall");
-        assertTrue(stalls.stream().anyMatch(b -> b.contains("still running") && b.contains("blockFor350Millis")), stderr);
-        // Reported again at growing intervals, not every sample: 100 and 200 ms into a 350 ms callback.
-        assertEquals(2, stalls.stream().filter(b -> b.contains("blockFor350Millis")).count(), stderr);
+        assertTrue(stalls.stream().anyMatch(b -> b.contains("still running") && b.contains("blockFor250Millis")), stderr);
+        // Reported again at growing intervals, not every sample: 100 and 200 ms into a 250 ms callback.
+        assertEquals(2, stalls.stream().filter(b -> b.contains("blockFor250Millis")).count(), stderr);
     }
 
     @Test
@@ -51,7 +51,7 @@ class WatchdogIT {
         String java = ProcessHandle.current().info().command().orElseThrow();
         Process child = new ProcessBuilder(java,
                 "-javaagent:" + Path.of("target/loopdiag-agent.jar").toAbsolutePath() + "=log=off,report=" + report,
-                "-jar", Path.of("../test-apps/target/test-apps.jar").toString(), "slow-callbacks").start();
+                "-jar", Path.of("../test-apps/target/test-apps.jar").toString(), "slow-callback").start();
         child.getInputStream().readAllBytes();
         String stderr = new String(child.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(child.waitFor(30, TimeUnit.SECONDS));
@@ -71,7 +71,7 @@ class WatchdogIT {
             }
         }
         assertTrue(slowStacks.get(0).contains("blockFor120Millis"), slowStacks.toString());
-        assertTrue(slowStacks.get(1).contains("blockFor350Millis"), slowStacks.toString());
+        assertTrue(slowStacks.get(1).contains("blockFor250Millis"), slowStacks.toString());
         String permissions = PosixFilePermissions.toString(Files.getPosixFilePermissions(report));
         assertEquals("rw-r--r--", permissions, "no group or world write");
     }

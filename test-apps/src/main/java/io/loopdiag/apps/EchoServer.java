@@ -35,8 +35,8 @@ final class EchoServer {
         return Main.EXIT_OK;
     }
 
-    /** Sends back every byte read, respecting the writer's back-pressure, until the client's EOF. */
-    private static void echo(StreamReader reader, StreamWriter writer) throws Exception {
+    /** Sends back every byte read, respecting the writer's back-pressure, until the client's EOF; shared with {@link Healthy}. */
+    static void echo(StreamReader reader, StreamWriter writer) throws Exception {
         byte[] chunk;
         while ((chunk = reader.read(READ_CHUNK_BYTES)).length > 0) {
             writer.write(chunk);

@@ -26,11 +26,43 @@ public final class Main {
     private static final Map<String, Entry> SCENARIOS = new LinkedHashMap<>();
 
     static {
-        SCENARIOS.put(EchoServer.NAME, new Entry(EchoServer.DESCRIPTION, EchoServer::main));
-        SCENARIOS.put(SlowCallbacks.NAME, new Entry(SlowCallbacks.DESCRIPTION, SlowCallbacks::main));
+        add(EchoServer.NAME, EchoServer.DESCRIPTION, EchoServer::main);
+        add(Healthy.NAME, Healthy.DESCRIPTION, Healthy::main);
+        add(SlowCallback.NAME, SlowCallback.DESCRIPTION, SlowCallback::main);
+        add(LoopStall.NAME, LoopStall.DESCRIPTION, LoopStall::main);
+        add(BlockingSleep.NAME, BlockingSleep.DESCRIPTION, BlockingSleep::main);
+        add(BlockingWait.NAME, BlockingWait.DESCRIPTION, BlockingWait::main);
+        add(BlockingPark.NAME, BlockingPark.DESCRIPTION, BlockingPark::main);
+        add(BlockingFuture.NAME, BlockingFuture.DESCRIPTION, BlockingFuture::main);
+        add(BlockingQueues.NAME, BlockingQueues.DESCRIPTION, BlockingQueues::main);
+        add(BlockingLock.NAME, BlockingLock.DESCRIPTION, BlockingLock::main);
+        add(BlockingSocket.NAME, BlockingSocket.DESCRIPTION, BlockingSocket::main);
+        add(BlockingFile.NAME, BlockingFile.DESCRIPTION, BlockingFile::main);
+        add(BlockingProcess.NAME, BlockingProcess.DESCRIPTION, BlockingProcess::main);
+        add(BlockingDns.NAME, BlockingDns.DESCRIPTION, BlockingDns::main);
+        add(NeverAwaited.NAME, NeverAwaited.DESCRIPTION, NeverAwaited::main);
+        add(LostException.NAME, LostException.DESCRIPTION, LostException::main);
     }
 
     private Main() {
+    }
+
+    private static void add(String name, String description, Scenario scenario) {
+        SCENARIOS.put(name, new Entry(description, scenario));
+    }
+
+    /** For scenarios that take no arguments: throws IllegalArgumentException (exit 2) if there are some. */
+    static void requireNoArguments(String[] args) {
+        if (args.length > 0) {
+            throw new IllegalArgumentException("takes no arguments");
+        }
+    }
+
+    /** A finite scenario's last words: prints {@code NAME done} on stdout and returns {@link #EXIT_OK}. */
+    static int done(String name) {
+        System.out.println(name + " done");
+        System.out.flush();
+        return EXIT_OK;
     }
 
     public static void main(String[] args) {
@@ -42,7 +74,7 @@ public final class Main {
         if (args.length == 0) {
             out.println("usage: java -jar test-apps.jar SCENARIO [args]");
             out.println("scenarios:");
-            SCENARIOS.forEach((name, entry) -> out.printf("  %-16s %s%n", name, entry.description()));
+            SCENARIOS.forEach((name, entry) -> out.printf("  %-17s %s%n", name, entry.description()));
             out.flush();
             return EXIT_OK;
         }

@@ -10,5 +10,12 @@ public final class BlockingCallError extends Error {
 
     public BlockingCallError(String message) {
         super(message);
+        // Start the stack at the blocking call: the agent's own frames above it say nothing.
+        StackTraceElement[] frames = getStackTrace();
+        int first = 0;
+        while (first < frames.length && frames[first].getClassName().startsWith("io.loopdiag.agent.")) {
+            first++;
+        }
+        setStackTrace(java.util.Arrays.copyOfRange(frames, first, frames.length));
     }
 }

@@ -1,0 +1,104 @@
+package io.loopdiag.apps;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Each scenario of the packaged test-apps.jar in a child JVM without the agent: the finite ones
+ * print {@code NAME done} as their only line and exit 0, so the agent's end-to-end tests can rely on it.
+ */
+@Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class ScenariosIT {
+    private static final Path JAR = Path.of("target", "test-apps.jar");
+    /** Each finishes on its own in well under 5 s. */
+    private static final List<String> FINITE = List.of(
+            "healthy", "slow-callback",
+            "blocking-sleep", "blocking-wait", "blocking-park", "blocking-future", "blocking-queue",
+            "blocking-lock", "blocking-socket", "blocking-file", "blocking-process", "blocking-dns",
+            "never-awaited", "lost-exception");
+    /** These run until killed; EchoServerIT covers echo-server. */
+    private static final List<String> ENDLESS = List.of("echo-server", "loop-stall");
+
+    static List<String> finiteScenarios() {
+        return FINITE;
+    }
+
+    private static ProcessBuilder scenario(String... args) {
+        assertTrue(Files.isRegularFile(JAR), JAR.toAbsolutePath() + " is missing: run mvn package first");
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "-jar", JAR.toString()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command);
+    }
+
+    private static void kill(Process process) throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("finiteScenarios")
+    void finiteScenarioPrintsOnlyItsDoneLineAndExitsZero(String name, @TempDir Path dir) throws Exception {
+        Path stderr = dir.resolve("stderr.txt");
+        Process child = scenario(name).redirectError(stderr.toFile()).start();
+        try {
+            String out = new String(child.getInputStream().readAllBytes(), UTF_8);
+            assertTrue(child.waitFor(20, TimeUnit.SECONDS), name + " did not exit");
+            String err = Files.readString(stderr);
+            assertEquals(0, child.exitValue(), name + " failed:\n" + err);
+            assertEquals(List.of(name + " done"), out.lines().toList(), "stdout of " + name);
+            // Without the agent nothing is printed on stderr: a failure on a helper thread would be.
+            assertEquals(List.of(), err.lines().filter(line -> !line.startsWith("Picked up ")).toList(),
+                    "stderr of " + name);
+        } finally {
+            kill(child);
+        }
+    }
+
+    @Test
+    void loopStallSaysItSpinsAndNeverExits() throws Exception {
+        Process child = scenario("loop-stall").redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try {
+            BufferedReader stdout = new BufferedReader(new InputStreamReader(child.getInputStream(), UTF_8));
+            assertEquals("loop-stall spinning", stdout.readLine());
+            assertFalse(child.waitFor(300, TimeUnit.MILLISECONDS), "loop-stall exited: its callback should spin forever");
+        } finally {
+            kill(child);
+        }
+    }
+
+    @Test
+    void everyListedScenarioIsCoveredHere() throws IOException, InterruptedException {
+        Process listing = scenario().redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try {
+            String out = new String(listing.getInputStream().readAllBytes(), UTF_8);
+            assertTrue(listing.waitFor(20, TimeUnit.SECONDS), "the listing did not exit");
+            Set<String> listed = out.lines().filter(line -> line.startsWith("  "))
+                    .map(line -> line.strip().split("\\s+")[0]).collect(Collectors.toCollection(TreeSet::new));
+            Set<String> covered = new TreeSet<>(FINITE);
+            covered.addAll(ENDLESS);
+            assertEquals(covered, listed, "a scenario is listed but not tested here, or the other way round");
+        } finally {
+            kill(listing);
+        }
+    }
+}
