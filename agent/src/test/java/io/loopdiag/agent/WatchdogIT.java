@@ -32,14 +32,14 @@ class WatchdogIT {
         assertEquals(0, child.exitValue(), stderr);
         assertEquals("slow-callback done", stdout.strip(), "the application ran as without the agent");
 
-        List<String> slow = blocks(stderr, "loopdiag: slow-callback");
+        List<String> slow = AgentRun.blocks(stderr, "loopdiag: slow-callback");
         assertEquals(2, slow.size(), stderr);
         assertTrue(slow.get(0).contains("at io.loopdiag.apps.SlowCallback.blockFor120Millis("), stderr);
         assertTrue(slow.get(1).contains("at io.loopdiag.apps.SlowCallback.blockFor250Millis("), stderr);
         assertTrue(slow.get(1).contains("the loop-stall reported above has ended"), stderr);
         assertFalse(stderr.contains("blockFor90Millis"), "a 90 ms callback is under the 100 ms limit:\n" + stderr);
 
-        List<String> stalls = blocks(stderr, "loopdiag: loop-stall");
+        List<String> stalls = AgentRun.blocks(stderr, "loopdiag: loop-stall");
         assertTrue(stalls.stream().anyMatch(b -> b.contains("still running") && b.contains("blockFor250Millis")), stderr);
         // Reported again at growing intervals, not every sample: 100 and 200 ms into a 250 ms callback.
         assertEquals(2, stalls.stream().filter(b -> b.contains("blockFor250Millis")).count(), stderr);
@@ -74,22 +74,5 @@ class WatchdogIT {
         assertTrue(slowStacks.get(1).contains("blockFor250Millis"), slowStacks.toString());
         String permissions = PosixFilePermissions.toString(Files.getPosixFilePermissions(report));
         assertEquals("rw-r--r--", permissions, "no group or world write");
-    }
-
-    /** The blocks of lines that start with {@code header}, each with the "at" lines under it. */
-    private static List<String> blocks(String text, String header) {
-        List<StringBuilder> blocks = new ArrayList<>();
-        StringBuilder current = null;
-        for (String line : text.lines().toList()) {
-            if (line.startsWith(header)) {
-                current = new StringBuilder(line).append('\n');
-                blocks.add(current);
-            } else if (current != null && line.startsWith("    at ")) {
-                current.append(line).append('\n');
-            } else {
-                current = null;
-            }
-        }
-        return blocks.stream().map(StringBuilder::toString).toList();
     }
 }

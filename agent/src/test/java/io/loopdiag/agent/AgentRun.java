@@ -1,0 +1,72 @@
+package io.loopdiag.agent;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/** A test-apps scenario run to its end in a child JVM with the packaged agent: what a user sees. */
+record AgentRun(int exitCode, String stdout, String stderr) {
+    static final Path AGENT = Path.of("target/loopdiag-agent.jar").toAbsolutePath();
+    static final Path APPS = Path.of("../test-apps/target/test-apps.jar").toAbsolutePath();
+
+    /** Runs {@code scenario} with the agent given {@code options} (null: none) and the JVM options before {@code -jar}. */
+    static AgentRun run(String options, String scenario, String... jvmOptions) throws IOException, InterruptedException {
+        Process child = new ProcessBuilder(command(options, scenario, jvmOptions)).start();
+        CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> read(child.getInputStream()));
+        String stderr = read(child.getErrorStream());
+        assertTrue(child.waitFor(60, TimeUnit.SECONDS), "the scenario ended");
+        return new AgentRun(child.exitValue(), stdout.join(), stderr);
+    }
+
+    static List<String> command(String options, String scenario, String... jvmOptions) {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElseThrow());
+        command.add("-javaagent:" + AGENT + (options != null ? "=" + options : ""));
+        command.addAll(List.of(jvmOptions));
+        command.add("-jar");
+        command.add(APPS.toString());
+        command.add(scenario);
+        return command;
+    }
+
+    private static String read(java.io.InputStream in) {
+        try {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The stderr blocks whose first line starts with {@code loopdiag: KIND}, each with the lines under it. */
+    List<String> blocks(String kind) {
+        return blocks(stderr, "loopdiag: " + kind);
+    }
+
+    static List<String> blocks(String text, String header) {
+        List<StringBuilder> blocks = new ArrayList<>();
+        StringBuilder current = null;
+        for (String line : text.lines().toList()) {
+            if (line.startsWith(header)) {
+                current = new StringBuilder(line).append('\n');
+                blocks.add(current);
+            } else if (current != null && line.startsWith("  ")) {
+                current.append(line).append('\n');
+            } else {
+                current = null;
+            }
+        }
+        return blocks.stream().map(StringBuilder::toString).toList();
+    }
+
+    static JsonNode report(Path path) throws IOException {
+        return new ObjectMapper().readTree(path.toFile());
+    }
+}
