@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The agent in a child JVM running the slow-callbacks scenario (callbacks of 90, 120 and 250 ms):
+ * The agent in a child JVM running the slow-callback scenario (callbacks of 90, 120 and 250 ms):
  * what the user sees on stderr.
  */
 @Timeout(60)
