@@ -76,7 +76,7 @@ final class BlockingCalls implements BlockingGate.Listener {
         while (app < call.size() && Stacks.isJdk(call.get(app))) {
             app++;
         }
-        int called = Math.max(0, Math.min(app, call.size()) - 1);
+        int called = Math.max(0, app - 1);
         List<StackTraceElement> stack = new ArrayList<>(call.subList(called, call.size()));
         StackTraceElement calledFrame = call.get(called);
         String calledMethod = calledFrame.getClassName() + "." + calledFrame.getMethodName();
@@ -91,8 +91,9 @@ final class BlockingCalls implements BlockingGate.Listener {
         }
         Task<?> task = Task.current();
         EventLoop loop = EventLoop.current();
+        String taskName = Text.task(task);
         if (task != null) {
-            what.append(" in task '").append(task.name()).append("' (#").append(task.id()).append(')');
+            what.append(" in task ").append(taskName);
         } else if (loop != null && loop.currentHandle() != null) {
             Handle handle = loop.currentHandle();
             what.append(" in callback ").append(handle.describeCallback());
@@ -102,7 +103,6 @@ final class BlockingCalls implements BlockingGate.Listener {
         if (app < call.size()) {
             what.append(", called at ").append(call.get(app));
         }
-        String taskName = task != null ? "'" + task.name() + "' (#" + task.id() + ")" : null;
         String loopName = loop != null ? loop.name() : null;
         // A park that the JDK's own lock, queue or future code made is reported but never thrown:
         // an exception out of it would leave that lock or queue broken.

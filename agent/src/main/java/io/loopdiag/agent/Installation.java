@@ -1,6 +1,5 @@
 package io.loopdiag.agent;
 
-
 import io.loopdiag.agent.boot.BlockingGate;
 import java.io.PrintStream;
 import java.lang.instrument.Instrumentation;

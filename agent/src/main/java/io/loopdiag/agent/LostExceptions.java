@@ -38,7 +38,7 @@ final class LostExceptions {
             this.loop = future.loop();
             this.exception = exception;
             if (future instanceof Task<?> task) {
-                this.task = "'" + task.name() + "' (#" + task.id() + ")";
+                this.task = Text.task(task);
                 this.what = "task " + this.task;
                 this.createdAt = CreationSites.ofTask(task);
             } else {

@@ -28,8 +28,15 @@ final class NeverAwaited {
     static final String KIND = "never-awaited";
     static final int NURSERY_SWEEP_AT = 64;
 
-    /** What is known of a coroutine from its creation. */
-    private record Origin(String name, EventLoop loop, String task, Throwable site) {
+    /**
+     * What is known of a coroutine from its creation; formatted only if it is reported, as
+     * creating one is on the path of every coroutine.
+     */
+    private record Origin(String name, EventLoop loop, Task<?> task, Throwable site) {
+    }
+
+    /** A coroutine in the nursery, with its origin. */
+    private record Newborn(Coroutine<?> coroutine, Origin origin) {
     }
 
     /** A coroutine that outlived a sweep without being awaited. */
@@ -46,8 +53,7 @@ final class NeverAwaited {
     static volatile int watchedCount;
 
     private final Detections detections;
-    private final List<Coroutine<?>> nursery = new ArrayList<>(); // guarded by this, with origins
-    private final List<Origin> nurseryOrigins = new ArrayList<>();
+    private final List<Newborn> nursery = new ArrayList<>(); // guarded by this
     private final Map<Coroutine<?>, Watched> watched = new WeakHashMap<>(); // guarded by this
     private final Set<Watched> pending = new HashSet<>(); // keeps each Watched reachable until handled
     private final ReferenceQueue<Coroutine<?>> collected = new ReferenceQueue<>();
@@ -59,11 +65,10 @@ final class NeverAwaited {
     /** On the thread creating {@code coroutine}, from advice at the end of its constructor. */
     void created(Coroutine<?> coroutine) {
         Task<?> task = Task.current();
-        Origin origin = new Origin(Text.withoutLambdaAddress(coroutine.name()), task != null ? task.loop() : EventLoop.current(),
-                task != null ? "'" + task.name() + "' (#" + task.id() + ")" : null, CreationSites.capture());
+        Origin origin = new Origin(coroutine.name(), task != null ? task.loop() : EventLoop.current(), task,
+                CreationSites.capture());
         synchronized (this) {
-            nursery.add(coroutine);
-            nurseryOrigins.add(origin);
+            nursery.add(new Newborn(coroutine, origin));
             if (nursery.size() >= NURSERY_SWEEP_AT) {
                 sweep(null, false);
             }
@@ -130,14 +135,13 @@ final class NeverAwaited {
      */
     private List<Origin> sweep(EventLoop loop, boolean isFinal) {
         List<Origin> lost = new ArrayList<>();
-        int kept = 0;
-        for (int i = 0; i < nursery.size(); i++) {
-            Coroutine<?> coroutine = nursery.get(i);
-            Origin origin = nurseryOrigins.get(i);
+        nursery.removeIf(newborn -> {
+            Origin origin = newborn.origin();
             if (loop != null && origin.loop() != loop) {
-                nursery.set(kept, coroutine);
-                nurseryOrigins.set(kept++, origin);
-            } else if (!coroutine.isConsumed()) {
+                return false;
+            }
+            Coroutine<?> coroutine = newborn.coroutine();
+            if (!coroutine.isConsumed()) {
                 if (isFinal) {
                     lost.add(origin);
                 } else {
@@ -146,9 +150,8 @@ final class NeverAwaited {
                     pending.add(entry);
                 }
             }
-        }
-        nursery.subList(kept, nursery.size()).clear();
-        nurseryOrigins.subList(kept, nurseryOrigins.size()).clear();
+            return true;
+        });
         watchedCount = pending.size();
         return lost;
     }
@@ -159,10 +162,10 @@ final class NeverAwaited {
 
     private void report(Origin origin) {
         List<StackTraceElement> site = CreationSites.decode(origin.site());
-        String what = "coroutine '" + origin.name() + "' was never awaited nor made a task"
+        String what = "coroutine '" + Text.withoutLambdaAddress(origin.name()) + "' was never awaited nor made a task"
                 + (site == null ? " (" + CreationSites.NOT_RECORDED + ")"
                         : site.isEmpty() ? "" : ", created at " + site.get(0));
         detections.report(new Detections.Finding(KIND, origin.loop() != null ? origin.loop().name() : null,
-                origin.task(), what, site != null ? site : List.of(), null, 0));
+                Text.task(origin.task()), what, site != null ? site : List.of(), null, 0));
     }
 }

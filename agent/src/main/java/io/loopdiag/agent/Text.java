@@ -27,4 +27,9 @@ final class Text {
         int lambda = name.indexOf("$$Lambda");
         return lambda > 0 ? name.substring(0, lambda) + " (lambda)" : name;
     }
+
+    /** A task as findings name it: {@code 'fetch' (#3)}; null for none. */
+    static String task(io.loopdiag.loop.Task<?> task) {
+        return task == null ? null : "'" + task.name() + "' (#" + task.id() + ")";
+    }
 }

@@ -1,5 +1,6 @@
 package io.loopdiag.agent;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -13,17 +14,36 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /** A test-apps scenario run to its end in a child JVM with the packaged agent: what a user sees. */
-record AgentRun(int exitCode, String stdout, String stderr) {
+record AgentRun(int exitCode, String stdout, String stderr, Path reportPath) {
     static final Path AGENT = Path.of("target/loopdiag-agent.jar").toAbsolutePath();
     static final Path APPS = Path.of("../test-apps/target/test-apps.jar").toAbsolutePath();
 
     /** Runs {@code scenario} with the agent given {@code options} (null: none) and the JVM options before {@code -jar}. */
     static AgentRun run(String options, String scenario, String... jvmOptions) throws IOException, InterruptedException {
+        return run(options, null, scenario, jvmOptions);
+    }
+
+    /** Runs {@code scenario} with {@code report=DIR/report.json}, checks it ended well, and keeps the report's path. */
+    static AgentRun runWithReport(Path dir, String scenario) throws IOException, InterruptedException {
+        Path report = dir.resolve("report.json");
+        AgentRun run = run("report=" + report, report, scenario);
+        assertEquals(0, run.exitCode(), run.stderr());
+        assertEquals(scenario + " done", run.stdout().strip(), "the application ran as without the agent");
+        return run;
+    }
+
+    private static AgentRun run(String options, Path report, String scenario, String... jvmOptions)
+            throws IOException, InterruptedException {
         Process child = new ProcessBuilder(command(options, scenario, jvmOptions)).start();
         CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> read(child.getInputStream()));
         String stderr = read(child.getErrorStream());
         assertTrue(child.waitFor(60, TimeUnit.SECONDS), "the scenario ended");
-        return new AgentRun(child.exitValue(), stdout.join(), stderr);
+        return new AgentRun(child.exitValue(), stdout.join(), stderr, report);
+    }
+
+    /** The JSON report of a run made with {@link #runWithReport}. */
+    JsonNode report() throws IOException {
+        return report(reportPath);
     }
 
     static List<String> command(String options, String scenario, String... jvmOptions) {

@@ -52,10 +52,7 @@ class DetectionsIT {
     @MethodSource("blockingFamilies")
     void everyBlockingCallOnTheLoopIsReportedOnceAndNoneOnAWorkerThread(String scenario, List<String> blocking,
                                                                         List<String> notBlocking, @TempDir Path dir) throws Exception {
-        Path reportPath = dir.resolve("report.json");
-        AgentRun run = AgentRun.run("report=" + reportPath, scenario);
-        assertEquals(0, run.exitCode(), run.stderr());
-        assertEquals(scenario + " done", run.stdout().strip(), "the application ran as without the agent");
+        AgentRun run = AgentRun.runWithReport(dir, scenario);
         assertFalse(run.stderr().contains("self-check"), run.stderr());
 
         List<String> blocks = run.blocks("blocking-call");
@@ -74,7 +71,7 @@ class DetectionsIT {
         }
         assertFalse(run.stderr().contains("onWorkerThread"), "the same calls on a worker thread are not reported:\n" + run.stderr());
 
-        JsonNode report = AgentRun.report(reportPath);
+        JsonNode report = run.report();
         int distinct = 0;
         long occurrences = 0;
         for (JsonNode detection : report.path("detections")) {
@@ -91,23 +88,19 @@ class DetectionsIT {
 
     @Test
     void aCoroutineNeverAwaitedIsReportedWithWhereItWasCreated(@TempDir Path dir) throws Exception {
-        Path reportPath = dir.resolve("report.json");
-        AgentRun run = AgentRun.run("report=" + reportPath, "never-awaited");
-        assertEquals(0, run.exitCode(), run.stderr());
+        AgentRun run = AgentRun.runWithReport(dir, "never-awaited");
         List<String> blocks = run.blocks("never-awaited");
         assertEquals(1, blocks.size(), run.stderr());
         String block = blocks.get(0);
         assertTrue(block.startsWith("loopdiag: never-awaited on loop 'never-awaited': coroutine 'fetch' was never awaited nor made a task"), block);
         assertTrue(block.contains("at io.loopdiag.apps.NeverAwaited.forgetToAwait("), block);
         assertFalse(run.stderr().contains("awaitProperly") || run.stderr().contains("makeTaskOfIt"), run.stderr());
-        assertEquals(1, AgentRun.report(reportPath).path("summary").path("never-awaited").asLong());
+        assertEquals(1, run.report().path("summary").path("never-awaited").asLong());
     }
 
     @Test
     void exceptionsNobodyRetrievedAreReportedAndOneRetrievedLateIsNot(@TempDir Path dir) throws Exception {
-        Path reportPath = dir.resolve("report.json");
-        AgentRun run = AgentRun.run("report=" + reportPath, "lost-exception");
-        assertEquals(0, run.exitCode(), run.stderr());
+        AgentRun run = AgentRun.runWithReport(dir, "lost-exception");
         List<String> blocks = run.blocks("lost-exception");
         assertEquals(2, blocks.size(), run.stderr());
         String task = blocks.stream().filter(b -> b.contains("task 'failing' (#")).findFirst().orElseThrow();
@@ -118,7 +111,7 @@ class DetectionsIT {
         assertTrue(future.contains("at io.loopdiag.apps.LostException.failAFuture("), future);
         assertFalse(run.stderr().contains("failing-but-awaited"), "retrieved late is not lost:\n" + run.stderr());
 
-        JsonNode report = AgentRun.report(reportPath);
+        JsonNode report = run.report();
         assertEquals(2, report.path("summary").path("lost-exception").asLong());
         JsonNode taskDetection = report.path("detections").get(0).path("task").asText().contains("failing")
                 ? report.path("detections").get(0) : report.path("detections").get(1);
@@ -127,13 +120,10 @@ class DetectionsIT {
 
     @Test
     void aHealthyServiceUnderLoadHasNoDetections(@TempDir Path dir) throws Exception {
-        Path reportPath = dir.resolve("report.json");
-        AgentRun run = AgentRun.run("report=" + reportPath, "healthy");
-        assertEquals(0, run.exitCode(), run.stderr());
-        assertEquals("healthy done", run.stdout().strip());
+        AgentRun run = AgentRun.runWithReport(dir, "healthy");
         List<String> lines = run.stderr().lines().filter(l -> l.startsWith("loopdiag:")).toList();
         assertEquals(1, lines.size(), "only the line saying the agent is loaded:\n" + run.stderr());
-        JsonNode report = AgentRun.report(reportPath);
+        JsonNode report = run.report();
         assertEquals(0, report.path("detections").size(), report.toPrettyString());
     }
 
