@@ -89,10 +89,11 @@ final class BlockingLock {
      * blocking call of its own.
      */
     private static void heldByOtherThread(Lock lock, BooleanSupplier isHeld) {
+        Thread waiter = Thread.currentThread();
         Thread.ofPlatform().name("other-thread").daemon(true).start(() -> {
             lock.lock();
             try {
-                Thread.sleep(OtherThread.DELAY_MILLIS);
+                OtherThread.awaitWaiting(waiter, OtherThread::isBlocked);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
