@@ -1,10 +1,13 @@
 package io.loopdiag.agent;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -153,6 +156,38 @@ final class Detections {
             out.add(frame.toString());
         }
         return out;
+    }
+
+    /**
+     * Puts the findings into {@code parent} as the report and the dump show them: {@code summary}
+     * (occurrences by kind), {@code dropped}, and {@code detections}, oldest first.
+     */
+    void writeTo(ObjectNode parent) {
+        ObjectNode summary = parent.putObject("summary");
+        parent.put("dropped", dropped());
+        ArrayNode list = parent.putArray("detections");
+        Map<String, Long> byKind = new TreeMap<>();
+        for (Detection d : all()) {
+            ObjectNode node = list.addObject();
+            synchronized (d) {
+                byKind.merge(d.kind, d.count, Long::sum);
+                node.put("kind", d.kind);
+                node.put("loop", d.loop);
+                node.put("task", d.task);
+                node.put("message", d.message);
+                node.put("count", d.count);
+                node.put("firstSeen", d.firstSeen.toString());
+                node.put("lastSeen", d.lastSeen.toString());
+                node.put("longestMillis", d.longestMillis);
+            }
+            ArrayNode stack = node.putArray("stack");
+            d.stack.forEach(stack::add);
+            if (d.createdAt != null) {
+                ArrayNode createdAt = node.putArray("createdAt");
+                d.createdAt.forEach(createdAt::add);
+            }
+        }
+        byKind.forEach(summary::put);
     }
 
     /** The findings so far, oldest first. */

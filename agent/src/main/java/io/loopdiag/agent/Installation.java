@@ -71,6 +71,7 @@ final class Installation {
             System.err.println("loopdiag: self-check: " + problem);
         }
 
+        ControlServer.start(detections);
         DetectionEvents.warmUp();
         Watchdog watchdog = Watchdog.start(options.slow().toNanos(), detections, () -> {
             CreationSites.refill();

@@ -51,7 +51,7 @@ public final class LoopdiagAgent {
         }
     }
 
-    private static String version() {
+    static String version() {
         String version = LoopdiagAgent.class.getPackage().getImplementationVersion();
         return version != null ? version : "(development)";
     }

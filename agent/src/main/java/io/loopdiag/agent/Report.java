@@ -2,7 +2,6 @@ package io.loopdiag.agent;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -12,8 +11,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -120,32 +117,7 @@ final class Report {
         ObjectNode settings = root.putObject("options");
         settings.put("slowMillis", options.slow().toMillis());
         settings.put("blocking", options.blocking().name().toLowerCase(java.util.Locale.ROOT));
-        Map<String, Long> byKind = new TreeMap<>();
-        ArrayNode list = json.createArrayNode();
-        for (Detections.Detection d : detections.all()) {
-            ObjectNode node = list.addObject();
-            synchronized (d) {
-                byKind.merge(d.kind, d.count, Long::sum);
-                node.put("kind", d.kind);
-                node.put("loop", d.loop);
-                node.put("task", d.task);
-                node.put("message", d.message);
-                node.put("count", d.count);
-                node.put("firstSeen", d.firstSeen.toString());
-                node.put("lastSeen", d.lastSeen.toString());
-                node.put("longestMillis", d.longestMillis);
-            }
-            ArrayNode stack = node.putArray("stack");
-            d.stack.forEach(stack::add);
-            if (d.createdAt != null) {
-                ArrayNode createdAt = node.putArray("createdAt");
-                d.createdAt.forEach(createdAt::add);
-            }
-        }
-        ObjectNode summary = root.putObject("summary");
-        byKind.forEach(summary::put);
-        root.put("dropped", detections.dropped());
-        root.set("detections", list);
+        detections.writeTo(root);
         return root;
     }
 }

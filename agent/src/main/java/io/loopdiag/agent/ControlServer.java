@@ -1,0 +1,130 @@
+package io.loopdiag.agent;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
+import java.util.Set;
+
+/**
+ * How {@code loopdiag ps|pstree|dump|list} reach the agent: a Unix domain socket, not a TCP
+ * port, in a directory only this OS user can enter ({@code TMPDIR/loopdiag-USER}, mode
+ * {@code rwx------}, refused if another user owns it or it is open to others). Its path is the
+ * system property {@value #PROPERTY}, which the CLI reads through the JDK's attach mechanism, itself
+ * open only to the same user. Each connection sends one command line and gets one JSON document:
+ * {@code dump} (every loop with its tasks' stacks) or {@code info} (loops and task counts only).
+ *
+ * <p>Served by a daemon platform thread of the agent's own, so a dump works while every loop is
+ * stuck, and it never stops a loop. Why not JMX or a dynamically loaded agent: docs/decisions.md.
+ */
+final class ControlServer implements Runnable {
+    static final String PROPERTY = "loopdiag.control";
+    private static final int MAX_COMMAND_BYTES = 64;
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+
+    private final ServerSocketChannel server;
+    private final Path socket;
+    private final Detections detections;
+    private final ObjectMapper json = new ObjectMapper();
+
+    private ControlServer(ServerSocketChannel server, Path socket, Detections detections) {
+        this.server = server;
+        this.socket = socket;
+        this.detections = detections;
+    }
+
+    /** Starts serving, or says why it cannot (dumps are then unavailable; detection goes on). */
+    static void start(Detections detections) {
+        try {
+            Path directory = privateDirectory();
+            Path socket = directory.resolve(ProcessHandle.current().pid() + ".sock");
+            Files.deleteIfExists(socket); // left by a killed JVM that had this pid
+            ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            server.bind(UnixDomainSocketAddress.of(socket));
+            ControlServer control = new ControlServer(server, socket, detections);
+            Thread thread = new Thread(control, "loopdiag-control");
+            thread.setDaemon(true);
+            thread.start();
+            System.setProperty(PROPERTY, socket.toString());
+        } catch (IOException | RuntimeException e) {
+            System.err.println("loopdiag: dumps are not available (" + e.getMessage() + "); detection goes on");
+        }
+    }
+
+    /** {@code TMPDIR/loopdiag-USER}, created {@code rwx------}; refused if anyone else could use it. */
+    private static Path privateDirectory() throws IOException {
+        String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
+        Path directory = Path.of(System.getProperty("java.io.tmpdir"), "loopdiag-" + user);
+        if (!Files.exists(directory, LinkOption.NOFOLLOW_LINKS)) {
+            try {
+                Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+            } catch (java.nio.file.FileAlreadyExistsException raced) {
+                // Another JVM of this user made it meanwhile; checked below like any other.
+            }
+        }
+        UserPrincipal me = directory.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(System.getProperty("user.name"));
+        if (!Files.isDirectory(directory, LinkOption.NOFOLLOW_LINKS)
+                || !Files.getOwner(directory, LinkOption.NOFOLLOW_LINKS).equals(me)
+                || !Files.getPosixFilePermissions(directory, LinkOption.NOFOLLOW_LINKS).equals(OWNER_ONLY)) {
+            throw new IOException(directory + " is not a directory of this user's alone (rwx------)");
+        }
+        return directory;
+    }
+
+    @Override
+    public void run() {
+        Runtime.getRuntime().addShutdownHook(new Thread(this::close, "loopdiag-control-close"));
+        while (server.isOpen()) {
+            try (SocketChannel client = server.accept()) {
+                serve(client);
+            } catch (IOException | RuntimeException e) {
+                // One client's trouble (it left, it sent nonsense) is not the server's: go on.
+            }
+        }
+    }
+
+    private void serve(SocketChannel client) throws IOException {
+        InputStream in = Channels.newInputStream(client);
+        OutputStream out = Channels.newOutputStream(client);
+        String command = readLine(in);
+        Object document = switch (command) {
+            case "dump" -> Dump.take(detections, true);
+            case "info" -> Dump.take(detections, false);
+            default -> java.util.Map.of("error", "unknown command '" + Text.printable(command) + "' (dump, info)");
+        };
+        json.writeValue(out, document);
+    }
+
+    /** The first line a client sends, bounded: a command is one short word. */
+    private static String readLine(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        int c;
+        while ((c = in.read()) >= 0 && c != '\n') {
+            if (line.length() >= MAX_COMMAND_BYTES) {
+                break;
+            }
+            line.append((char) c);
+        }
+        return line.toString().strip();
+    }
+
+    private void close() {
+        try {
+            server.close();
+            Files.deleteIfExists(socket);
+        } catch (IOException ignored) {
+            // The JVM is exiting; a stale socket file is replaced by the next JVM with this pid.
+        }
+    }
+}
