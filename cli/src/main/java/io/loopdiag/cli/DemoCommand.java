@@ -6,7 +6,6 @@ import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +34,7 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        Path apps = appsJar != null ? appsJar : defaultAppsJar();
+        Path apps = appsJar != null ? appsJar : Paths.appsJar();
         if (!Files.isRegularFile(apps)) {
             spec.commandLine().getErr().println("loopdiag: no test-apps jar at " + apps + " (build with ./build package)");
             return ExitCodes.USAGE;
@@ -76,11 +75,5 @@ final class DemoCommand implements Callable<Integer> {
 
     private static String quote(String text) {
         return text == null ? "<nothing: the server closed the connection>" : '"' + text + '"';
-    }
-
-    /** cli/target/loopdiag.jar -> test-apps/target/test-apps.jar */
-    private static Path defaultAppsJar() throws URISyntaxException {
-        Path self = Path.of(DemoCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        return self.getParent().getParent().getParent().resolve("test-apps/target/test-apps.jar");
     }
 }

@@ -7,11 +7,13 @@ import picocli.CommandLine.Command;
 /** Entry point of {@code loopdiag}; {@link #commandLine} is the one factory that main and the tests use. */
 @Command(name = "loopdiag", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         header = "Finds what makes an event loop slow or stuck.",
-        subcommands = {DemoCommand.class},
+        subcommands = {ListCommand.class, AttachCommand.class, PsCommand.class, PsTreeCommand.class, DumpCommand.class,
+            DemoCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:ok",
-            "1:findings, or the operation failed",
+            "1:findings (pstree: an await cycle), or the operation failed: no such process, not a JVM,",
+            "  another user's JVM, no agent in it, no loop in it, the JVM exited",
             "2:usage: unknown verb or option, bad argument"},
         footer = "%nEach verb has --help.")
 public final class Main implements java.util.concurrent.Callable<Integer> {

@@ -1,0 +1,108 @@
+package io.loopdiag.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code loopdiag pstree PID}: per loop, the await tree: under each task, the task it awaits, down
+ * to what that one waits for, each with the frame it is suspended at. An await cycle (A awaits B
+ * awaits A) is printed with every task on it, and the rest of the tree is printed too; the exit
+ * code is then 1, as for any finding.
+ */
+@Command(name = "pstree", mixinStandardHelpOptions = true,
+        header = "Prints the await tree of each loop: which task awaits which; finds await cycles.")
+final class PsTreeCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    TargetOptions target;
+
+    @Override
+    public Integer call() throws Exception {
+        return Verbs.runWith(spec, target, this::print);
+    }
+
+    private int print(JsonNode dump, PrintWriter out) {
+        int cycles = 0;
+        for (JsonNode loop : dump.path("loops")) {
+            Map<Long, JsonNode> byId = new LinkedHashMap<>();
+            for (JsonNode task : loop.path("tasks")) {
+                byId.put(task.path("id").asLong(), task);
+            }
+            Set<Long> awaited = new LinkedHashSet<>();
+            byId.values().forEach(task -> awaitedId(task, byId).ifPresent(awaited::add));
+            out.printf("loop '%s' #%d (%s)%n", Views.printable(loop.path("name").asText()), loop.path("id").asLong(),
+                    loop.path("state").asText());
+            Set<Long> printed = new LinkedHashSet<>();
+            List<Long> roots = byId.keySet().stream().filter(id -> !awaited.contains(id)).toList();
+            for (int i = 0; i < roots.size(); i++) {
+                cycles += printTask(out, byId, roots.get(i), "", i == roots.size() - 1, new ArrayList<>(), printed);
+            }
+            // Tasks left are on cycles that no root leads to: print each cycle from its first task.
+            for (Long id : byId.keySet()) {
+                if (!printed.contains(id)) {
+                    cycles += printTask(out, byId, id, "", true, new ArrayList<>(), printed);
+                }
+            }
+        }
+        return cycles > 0 ? ExitCodes.FINDINGS_OR_FAILURE : ExitCodes.OK;
+    }
+
+    /** Prints {@code id} and what it awaits below it; returns how many cycles were found. */
+    private int printTask(PrintWriter out, Map<Long, JsonNode> byId, long id, String indent, boolean last,
+                          List<Long> path, Set<Long> printed) {
+        JsonNode task = byId.get(id);
+        String branch = indent + (last ? "└── " : "├── ");
+        if (path.contains(id)) {
+            List<Long> cycle = new ArrayList<>(path.subList(path.indexOf(id), path.size()));
+            cycle.add(id);
+            StringBuilder chain = new StringBuilder();
+            for (Long member : cycle) {
+                chain.append(chain.isEmpty() ? "" : " → ").append(Views.printable(Views.task(byId.get(member))));
+            }
+            out.println(branch + "↺ await cycle: " + chain + " (these tasks wait for each other forever)");
+            return 1;
+        }
+        printed.add(id);
+        String state = task.path("state").asText();
+        String waited = state.equals("suspended") ? ", " + Views.duration(task.path("suspendedMillis").asLong()) : "";
+        out.println(branch + "(T) " + Views.printable(Views.task(task)) + " [" + state + waited + "]");
+        String below = indent + (last ? "    " : "│   ");
+        String where = Views.applicationFrame(task.path("stack"));
+        if (!where.isEmpty()) {
+            out.println(below + "  at " + Views.printable(where));
+        }
+        java.util.Optional<Long> next = awaitedId(task, byId);
+        if (next.isEmpty()) {
+            JsonNode awaiting = task.path("awaiting");
+            if (awaiting.isObject()) {
+                out.println(below + "└── awaits " + Views.printable(Views.awaiting(task)));
+            }
+            return 0;
+        }
+        path.add(id);
+        int cycles = printTask(out, byId, next.get(), below, true, path, printed);
+        path.remove(path.size() - 1);
+        return cycles;
+    }
+
+    private static java.util.Optional<Long> awaitedId(JsonNode task, Map<Long, JsonNode> byId) {
+        JsonNode awaiting = task.path("awaiting");
+        if (awaiting.path("kind").asText().equals("task") && byId.containsKey(awaiting.path("taskId").asLong())) {
+            return java.util.Optional.of(awaiting.path("taskId").asLong());
+        }
+        return java.util.Optional.empty();
+    }
+}

@@ -1,0 +1,103 @@
+package io.loopdiag.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Small pieces of the human views of a dump, shared by ps, pstree and dump. */
+final class Views {
+    /** The width the views fit: an 100-column terminal. */
+    static final int WIDTH = 100;
+
+    private Views() {
+    }
+
+    /** 950 ms, 12.3 s, 4 min 05 s, 2 h 03 min: milliseconds, as precise as a reader needs. */
+    static String duration(long millis) {
+        if (millis < 1_000) {
+            return millis + " ms";
+        }
+        if (millis < 60_000) {
+            return String.format("%.1f s", millis / 1000.0);
+        }
+        long seconds = millis / 1000;
+        if (seconds < 3600) {
+            return String.format("%d min %02d s", seconds / 60, seconds % 60);
+        }
+        return String.format("%d h %02d min", seconds / 3600, (seconds / 60) % 60);
+    }
+
+    /** The innermost frame that is neither the JDK's nor loop-core's: where the application is. */
+    static String applicationFrame(JsonNode stack) {
+        for (JsonNode frame : stack) {
+            String text = frame.asText();
+            if (!isLibraryFrame(text)) {
+                return text;
+            }
+        }
+        return stack.isEmpty() ? "" : stack.get(0).asText();
+    }
+
+    private static boolean isLibraryFrame(String frame) {
+        return frame.startsWith("java.base/") || frame.startsWith("jdk.") || frame.startsWith("java.")
+                || frame.startsWith("io.loopdiag.loop.");
+    }
+
+    /** {@code io.x.Foo.bar(Foo.java:3)} as {@code Foo.bar(Foo.java:3)}: a table's column is narrow. */
+    static String withoutPackage(String frame) {
+        int call = frame.indexOf('(');
+        int dot = frame.lastIndexOf('.', call < 0 ? frame.length() : call);
+        int classStart = dot < 0 ? 0 : frame.lastIndexOf('.', dot - 1) + 1;
+        int module = frame.indexOf('/');
+        return frame.substring(Math.max(classStart, module < 0 || module > classStart ? classStart : module + 1));
+    }
+
+    /** What a task awaits, in a few words: {@code task #3 'fetch'}, {@code lock Lock[...]}, {@code timer (due in 4.0 s)}. */
+    static String awaiting(JsonNode task) {
+        JsonNode awaiting = task.path("awaiting");
+        if (awaiting.isMissingNode() || awaiting.isNull()) {
+            return "-";
+        }
+        String kind = awaiting.path("kind").asText();
+        String text = kind + " " + awaiting.path("description").asText();
+        if (awaiting.has("dueInMillis")) {
+            text += " (due in " + duration(awaiting.path("dueInMillis").asLong()) + ")";
+        }
+        return text;
+    }
+
+    /** {@code 'name' #id} */
+    static String task(JsonNode task) {
+        return "'" + task.path("name").asText() + "' #" + task.path("id").asLong();
+    }
+
+    /** {@code text} cut to {@code width} characters, with an ellipsis when cut. */
+    static String fit(String text, int width) {
+        return text.length() <= width ? text : text.substring(0, Math.max(0, width - 1)) + "…";
+    }
+
+    /** Every task of every loop, each with its loop's name under {@code loop}. */
+    static List<JsonNode> tasks(JsonNode dump) {
+        List<JsonNode> all = new ArrayList<>();
+        for (JsonNode loop : dump.path("loops")) {
+            for (JsonNode task : loop.path("tasks")) {
+                ((com.fasterxml.jackson.databind.node.ObjectNode) task).put("loop", loop.path("name").asText());
+                all.add(task);
+            }
+        }
+        return all;
+    }
+
+    /** Terminal control characters from the application shown as escapes, so a name cannot rewrite the screen. */
+    static String printable(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        text.codePoints().forEach(c -> {
+            if (Character.isISOControl(c)) {
+                out.append(String.format("\\u%04x", c));
+            } else {
+                out.appendCodePoint(c);
+            }
+        });
+        return out.toString();
+    }
+}
