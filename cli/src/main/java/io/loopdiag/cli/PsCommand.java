@@ -53,9 +53,10 @@ final class PsCommand implements Callable<Integer> {
         for (JsonNode loop : dump.path("loops")) {
             JsonNode running = loop.path("running");
             if (running.isObject() && running.path("runningMillis").asLong() > 0) {
-                out.printf("loop '%s' has been running %s for %s, at %s%n", Views.printable(loop.path("name").asText()),
-                        Views.printable(running.path("description").asText()), Views.duration(running.path("runningMillis").asLong()),
-                        Views.printable(Views.applicationFrame(running.path("stack"))));
+                out.println(Views.fit("loop '" + Views.printable(loop.path("name").asText()) + "' has been running for "
+                        + Views.duration(running.path("runningMillis").asLong()) + ": "
+                        + Views.printable(running.path("description").asText()), Views.WIDTH));
+                out.println(Views.fit("  at " + Views.printable(Views.applicationFrame(running.path("stack"))), Views.WIDTH));
             }
         }
     }

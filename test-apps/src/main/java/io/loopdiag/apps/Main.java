@@ -42,6 +42,8 @@ public final class Main {
         add(BlockingDns.NAME, BlockingDns.DESCRIPTION, BlockingDns::main);
         add(NeverAwaited.NAME, NeverAwaited.DESCRIPTION, NeverAwaited::main);
         add(LostException.NAME, LostException.DESCRIPTION, LostException::main);
+        add(StuckService.NAME, StuckService.DESCRIPTION, StuckService::main);
+        add(AwaitDeadlock.NAME, AwaitDeadlock.DESCRIPTION, AwaitDeadlock::main);
     }
 
     private Main() {

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -36,7 +37,7 @@ class ScenariosIT {
             "blocking-lock", "blocking-socket", "blocking-file", "blocking-process", "blocking-dns",
             "never-awaited", "lost-exception");
     /** These run until killed; EchoServerIT covers echo-server. */
-    private static final List<String> ENDLESS = List.of("echo-server", "loop-stall");
+    private static final List<String> ENDLESS = List.of("echo-server", "loop-stall", "stuck-service", "await-deadlock");
 
     static List<String> finiteScenarios() {
         return FINITE;
@@ -74,13 +75,14 @@ class ScenariosIT {
         }
     }
 
-    @Test
-    void loopStallSaysItSpinsAndNeverExits() throws Exception {
-        Process child = scenario("loop-stall").redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"loop-stall, loop-stall spinning", "stuck-service, stuck-service ready", "await-deadlock, await-deadlock ready"})
+    void anEndlessScenarioSaysItIsReadyAndNeverExits(String name, String firstLine) throws Exception {
+        Process child = scenario(name).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try {
             BufferedReader stdout = new BufferedReader(new InputStreamReader(child.getInputStream(), UTF_8));
-            assertEquals("loop-stall spinning", stdout.readLine());
-            assertFalse(child.waitFor(300, TimeUnit.MILLISECONDS), "loop-stall exited: its callback should spin forever");
+            assertEquals(firstLine, stdout.readLine());
+            assertFalse(child.waitFor(300, TimeUnit.MILLISECONDS), name + " exited: it should run until killed");
         } finally {
             kill(child);
         }
