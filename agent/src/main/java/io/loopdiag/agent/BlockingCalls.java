@@ -71,14 +71,11 @@ final class BlockingCalls implements BlockingGate.Listener {
         if (call.isEmpty()) {
             return null;
         }
-        // The application's first frame, and the JDK method it called (the call may block deeper inside).
-        int app = 0;
-        while (app < call.size() && Stacks.isJdk(call.get(app))) {
-            app++;
-        }
-        int called = Math.max(0, app - 1);
-        List<StackTraceElement> stack = new ArrayList<>(call.subList(called, call.size()));
-        StackTraceElement calledFrame = call.get(called);
+        // From the JDK method the application called (the call may block deeper inside).
+        List<StackTraceElement> stack = List.copyOf(Stacks.fromApplicationCall(call));
+        int called = call.size() - stack.size();
+        int app = called + 1;
+        StackTraceElement calledFrame = stack.get(0);
         String calledMethod = calledFrame.getClassName() + "." + calledFrame.getMethodName();
 
         StringBuilder what = new StringBuilder(calledMethod);
@@ -100,7 +97,7 @@ final class BlockingCalls implements BlockingGate.Listener {
         } else {
             what.append(" on the loop thread");
         }
-        if (app < call.size()) {
+        if (app < call.size() && !Stacks.isJdk(call.get(app))) {
             what.append(", called at ").append(call.get(app));
         }
         String loopName = loop != null ? loop.name() : null;

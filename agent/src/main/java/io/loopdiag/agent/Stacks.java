@@ -34,4 +34,16 @@ final class Stacks {
         }
         return LoopSnapshot.runningStack(Arrays.copyOfRange(frames, top, frames.length));
     }
+
+    /**
+     * A stack from the JDK method the application called down: the JDK's frames inside that call
+     * (a park, a poller) removed, the called method kept. All of it if no frame is the application's.
+     */
+    static List<StackTraceElement> fromApplicationCall(List<StackTraceElement> stack) {
+        int app = 0;
+        while (app < stack.size() && isJdk(stack.get(app))) {
+            app++;
+        }
+        return app == stack.size() ? stack : stack.subList(Math.max(0, app - 1), stack.size());
+    }
 }

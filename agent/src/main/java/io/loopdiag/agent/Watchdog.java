@@ -46,6 +46,7 @@ final class Watchdog implements Runnable {
         long nextStallReportNanos;
         int stallReports;
         boolean stallPrinted; // its first stall report was a new finding, so its updates print too
+        List<StackTraceElement> stallStack; // as last printed
         LoopSnapshot.RunningCallback sampled; // taken once it has run half the limit
     }
 
@@ -107,7 +108,7 @@ final class Watchdog implements Runnable {
             Handle handle = loop.currentHandle();
             long dispatch = loop.dispatchCount();
             if (handle == null || handle != span.handle || dispatch != span.dispatch) {
-                close(loop, span, nowNanos);
+                close(loop, span, nowNanos, false);
                 if (handle != null) {
                     open(span, handle, dispatch, nowNanos);
                 }
@@ -124,12 +125,18 @@ final class Watchdog implements Runnable {
                     span.sampled = now;
                     String what = now.description() + " has been running for " + millis(runningNanos)
                             + " (limit " + millis(slowNanos) + "), still running";
+                    List<StackTraceElement> stack = Stacks.fromApplicationCall(now.stack());
                     Detections.Finding stall = new Detections.Finding("loop-stall", loop.name(), taskOf(now), what,
-                            now.stack(), null, TimeUnit.NANOSECONDS.toMillis(runningNanos));
+                            stack, null, TimeUnit.NANOSECONDS.toMillis(runningNanos));
                     if (span.stallReports == 0) {
                         span.stallPrinted = detections.report(stall);
+                        span.stallStack = stack;
                     } else if (span.stallPrinted) {
-                        detections.print(stall, null); // an update of the stall printed above: not a new finding
+                        // An update of the stall printed above, not a new finding; its stack only if it moved.
+                        boolean moved = !stack.equals(span.stallStack);
+                        span.stallStack = stack;
+                        detections.print(moved ? stall : new Detections.Finding("loop-stall", loop.name(), taskOf(now), what,
+                                List.of(), null, stall.millis()), moved ? null : " (same stack)");
                     }
                 }
                 span.stallReports++;
@@ -139,7 +146,7 @@ final class Watchdog implements Runnable {
         // A loop closed since the last sample: its last callback ended before it closed.
         spans.forEach((loop, span) -> {
             if (!open.contains(loop)) {
-                close(loop, span, nowNanos);
+                close(loop, span, nowNanos, false);
             }
         });
         lastSampleNanos = nowNanos;
@@ -148,7 +155,7 @@ final class Watchdog implements Runnable {
     /** Closes every callback still open: at JVM exit they have all ended (the exit hook calls it). */
     synchronized void closeAll() {
         long nowNanos = System.nanoTime();
-        spans.forEach((loop, span) -> close(loop, span, nowNanos));
+        spans.forEach((loop, span) -> close(loop, span, nowNanos, true));
     }
 
     private void open(Span span, Handle handle, long dispatch, long nowNanos) {
@@ -163,7 +170,8 @@ final class Watchdog implements Runnable {
         span.sampled = null;
     }
 
-    private void close(EventLoop loop, Span span, long nowNanos) {
+    /** The callback {@code span} saw has ended, or ({@code atExit}) is cut short by the JVM's exit. */
+    private void close(EventLoop loop, Span span, long nowNanos, boolean atExit) {
         if (span.handle == null) {
             return;
         }
@@ -175,11 +183,12 @@ final class Watchdog implements Runnable {
         long mostNanos = nowNanos - span.previousSampleNanos;
         long ranNanos = Math.min(mostNanos, leastNanos + periodNanos);
         if (ranNanos >= slowNanos && span.sampled != null) {
-            String ended = span.stallPrinted ? "; the loop-stall reported above has ended" : "";
+            String ended = atExit ? "; still running when the JVM exited"
+                    : span.stallPrinted ? "; the loop-stall reported above has ended" : "";
             String what = span.sampled.description() + " took about " + millis(ranNanos)
                     + " (" + millis(leastNanos) + " to " + millis(mostNanos) + "; limit " + millis(slowNanos) + ")";
             Detections.Finding slow = new Detections.Finding("slow-callback", loop.name(), taskOf(span.sampled), what,
-                    span.sampled.stack(), null, TimeUnit.NANOSECONDS.toMillis(ranNanos));
+                    Stacks.fromApplicationCall(span.sampled.stack()), null, TimeUnit.NANOSECONDS.toMillis(ranNanos));
             detections.report(slow, ended);
         }
         span.handle = null;

@@ -160,20 +160,20 @@ class DetectionsIT {
         Process child = new ProcessBuilder(AgentRun.command("report=" + reportPath, "loop-stall")).start();
         try (BufferedReader stderr = new BufferedReader(new InputStreamReader(child.getErrorStream(), StandardCharsets.UTF_8))) {
             List<String> stalls = new ArrayList<>();
+            StringBuilder stack = new StringBuilder();
             String line;
-            // Reported at the limit, then at 2x: read until the second report.
+            // Reported at the limit with the loop thread's stack, then at 2x: read until the second report.
             while (stalls.size() < 2 && (line = stderr.readLine()) != null) {
                 if (line.startsWith("loopdiag: loop-stall on loop 'loop-stall'")) {
                     stalls.add(line);
+                } else if (stalls.size() == 1 && line.startsWith("    at ")) {
+                    stack.append(line).append('\n');
                 }
             }
             assertEquals(2, stalls.size(), "the stall is reported again while it lasts");
-            assertTrue(stalls.get(0).contains("still running"), stalls.get(0));
-            StringBuilder stack = new StringBuilder();
-            while ((line = stderr.readLine()) != null && line.startsWith("    at ")) {
-                stack.append(line).append('\n');
-            }
+            assertTrue(stalls.get(0).endsWith("still running"), stalls.get(0));
             assertTrue(stack.toString().contains("at io.loopdiag.apps.LoopStall.spinForever("), "the loop thread's stack:\n" + stack);
+            assertTrue(stalls.get(1).endsWith("still running (same stack)"), "no flood of identical stacks: " + stalls.get(1));
         } finally {
             child.destroy(); // SIGTERM: the exit hook writes the report
             child.waitFor();

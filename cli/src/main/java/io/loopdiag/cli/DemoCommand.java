@@ -2,10 +2,8 @@ package io.loopdiag.cli;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.net.InetSocketAddress;
-import java.net.Socket;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,17 +11,24 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * The README's main job. Until the agent and the dumps exist it shows the loop itself: it starts
- * the test-apps echo server (a loop-core loop) in a child JVM, talks to it over TCP and stops it.
+ * The README's main job: starts the test-apps {@code stuck-service} with the agent, a service
+ * whose loop a blocking call freezes with 100 requests waiting behind it; shows the agent's
+ * detections as they happen (the service's stderr, marked {@code |}); then looks into the live
+ * process by its pid as a user would, with {@code ps}, {@code pstree} and {@code dump}; stops it
+ * and shows what the agent reports at exit.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        header = "Starts a test-apps service on the loop and shows it working.")
+        header = "Runs a stuck service with the agent and diagnoses it live, as a user would.")
 final class DemoCommand implements Callable<Integer> {
+    private static final String SCENARIO = "stuck-service";
+    /** Long enough for the stall to be reported at its limit and again at twice it. */
+    private static final long LET_IT_STALL_MILLIS = 450;
+    private static final int PS_ROWS_SHOWN = 8;
 
     @Spec
     CommandSpec spec;
@@ -31,49 +36,100 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--apps", paramLabel = "JAR", description = "test-apps.jar (default: the one built beside this jar)")
     Path appsJar;
 
+    @Option(names = "--agent", paramLabel = "JAR", description = "the agent jar (default: the one built beside this jar)")
+    Path agentJar;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        Path apps = appsJar != null ? appsJar : Paths.appsJar();
-        if (!Files.isRegularFile(apps)) {
-            spec.commandLine().getErr().println("loopdiag: no test-apps jar at " + apps + " (build with ./build package)");
-            return ExitCodes.USAGE;
+        Path apps = (appsJar != null ? appsJar : Paths.appsJar()).toAbsolutePath();
+        Path agent = (agentJar != null ? agentJar : Paths.agentJar()).toAbsolutePath();
+        for (Path jar : List.of(apps, agent)) {
+            if (!Files.isRegularFile(jar)) {
+                spec.commandLine().getErr().println("loopdiag: no jar at " + jar + " (build with ./build package)");
+                return ExitCodes.USAGE;
+            }
         }
         String java = ProcessHandle.current().info().command().orElse("java");
-        Process server = new ProcessBuilder(java, "-jar", apps.toString(), "echo-server", "--port", "0")
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        List<String> command = List.of(java, "-javaagent:" + agent, "-jar", apps.toString(), SCENARIO);
+        out.println("== 1. A service on the loop, with the agent:");
+        out.println("   java -javaagent:" + Path.of("").toAbsolutePath().relativize(agent) + " -jar "
+                + Path.of("").toAbsolutePath().relativize(apps) + " " + SCENARIO);
+        out.println("   It handles 100 requests that all need the cache's lock; the task refreshing the cache");
+        out.println("   holds it and calls CompletableFuture.get() on the loop. What the agent prints (|):");
+        out.flush();
+        Process service = new ProcessBuilder(command).start();
+        Thread stderr = pump(service, out);
         try {
-            BufferedReader serverOut = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
-            String banner = serverOut.readLine();
-            if (banner == null || !banner.startsWith("echo-server listening on ")) {
-                spec.commandLine().getErr().println("loopdiag: the echo server did not start (it printed: " + banner + ")");
+            String ready = new BufferedReader(new InputStreamReader(service.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            if (ready == null || !ready.equals(SCENARIO + " ready")) {
+                spec.commandLine().getErr().println("loopdiag: the service did not start (it printed: " + ready + ")");
                 return ExitCodes.FINDINGS_OR_FAILURE;
             }
-            String address = banner.substring("echo-server listening on ".length());
-            out.println("started the echo server in JVM " + server.pid() + " on " + address);
-            int port = Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
-                socket.setSoTimeout(5_000);
-                OutputStream toServer = socket.getOutputStream();
-                BufferedReader fromServer = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
-                for (String line : List.of("hello, loop", "every byte comes back", "in order")) {
-                    toServer.write((line + "\n").getBytes(StandardCharsets.UTF_8));
-                    toServer.flush();
-                    out.println("  sent " + quote(line) + ", got back " + quote(fromServer.readLine()));
-                }
+            Thread.sleep(LET_IT_STALL_MILLIS);
+            String pid = Long.toString(service.pid());
+            synchronized (out) {
+                out.println();
+                out.println("== 2. Every request times out, the CPU idles. Which task waits on what? loopdiag ps " + pid);
+                printHead(out, verb("ps", "--sort", "waited", pid), PS_ROWS_SHOWN + 1);
+                out.println();
+                out.println("== 3. Why is nobody progressing? The loop is inside one callback: loopdiag dump " + pid + " (start)");
+                printHead(out, verb("dump", pid), 16);
+                out.println();
+                out.println("== 4. The await tree: loopdiag pstree " + pid + " (start)");
+                printHead(out, verb("pstree", pid), 8);
+                out.println();
+                out.println("== 5. Stopping the service; at exit the agent reports what nobody retrieved:");
+                out.flush();
             }
-            out.println("stopping JVM " + server.pid() + "; the agent and the task dumps come next (see README)");
-            return ExitCodes.OK;
         } finally {
-            server.destroy();
-            if (!server.waitFor(5, TimeUnit.SECONDS)) {
-                server.destroyForcibly();
+            // SIGTERM through the handle: Process.destroy would also close the pipes, and lose
+            // what the agent prints at exit.
+            service.toHandle().destroy();
+            if (!service.waitFor(10, TimeUnit.SECONDS)) {
+                service.destroyForcibly();
             }
+            stderr.join(TimeUnit.SECONDS.toMillis(10));
         }
+        out.println();
+        out.println("Done. The blocking call, its line, and the 100 tasks behind it, found in seconds;");
+        out.println("'loopdiag --help' lists the verbs, the README the agent's options.");
+        return ExitCodes.OK;
     }
 
-    private static String quote(String text) {
-        return text == null ? "<nothing: the server closed the connection>" : '"' + text + '"';
+    /** Copies the service's stderr to {@code out} as it comes, each line marked. */
+    private static Thread pump(Process service, PrintWriter out) {
+        Thread thread = new Thread(() -> {
+            try (BufferedReader err = new BufferedReader(new InputStreamReader(service.getErrorStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = err.readLine()) != null) {
+                    synchronized (out) {
+                        out.println("   | " + Views.printable(line));
+                        out.flush();
+                    }
+                }
+            } catch (java.io.IOException ended) {
+                // The service is gone.
+            }
+        }, "demo-stderr");
+        thread.setDaemon(true);
+        thread.start();
+        return thread;
+    }
+
+    /** What a verb prints, run in this JVM as the command line would run it. */
+    private String verb(String... args) {
+        StringWriter text = new StringWriter();
+        PrintWriter writer = new PrintWriter(text, true);
+        Main.commandLine(writer, writer).execute(args);
+        return text.toString();
+    }
+
+    private static void printHead(PrintWriter out, String text, int lines) {
+        List<String> all = text.lines().toList();
+        all.stream().limit(lines).forEach(line -> out.println("   " + line));
+        if (all.size() > lines) {
+            out.println("   ... (" + (all.size() - lines) + " more lines)");
+        }
     }
 }

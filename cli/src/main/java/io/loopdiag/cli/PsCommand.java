@@ -15,8 +15,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "ps", mixinStandardHelpOptions = true,
         header = "Lists every task of every loop: state, what it awaits, for how long, where.")
 final class PsCommand implements Callable<Integer> {
-    private static final String ROW = "%-10s %5s %-14s %-9s %8s %-18s %s%n";
-    private static final int USED = 10 + 1 + 5 + 1 + 14 + 1 + 9 + 1 + 8 + 1 + 18 + 1;
+    private static final String ROW = "%-14s %4s %-12s %-9s %7s %-16s %s%n";
+    private static final int USED = 14 + 1 + 4 + 1 + 12 + 1 + 9 + 1 + 7 + 1 + 16 + 1;
 
     /** The orders the rows can take. */
     enum Order { id, waited }
@@ -43,11 +43,11 @@ final class PsCommand implements Callable<Integer> {
         out.printf(ROW, "LOOP", "ID", "NAME", "STATE", "WAITED", "AWAITS", "WHERE");
         for (JsonNode task : tasks) {
             boolean suspended = task.path("state").asText().equals("suspended");
-            String where = Views.withoutPackage(Views.applicationFrame(task.path("stack")));
-            out.printf(ROW, Views.fit(Views.printable(task.path("loop").asText()), 10), task.path("id").asLong(),
-                    Views.fit(Views.printable(task.path("name").asText()), 14), task.path("state").asText(),
+            String where = Views.shortFrame(Views.applicationFrame(task.path("stack")));
+            out.printf(ROW, Views.fit(Views.printable(task.path("loop").asText()), 14), task.path("id").asLong(),
+                    Views.fit(Views.printable(task.path("name").asText()), 12), task.path("state").asText(),
                     suspended ? Views.duration(task.path("suspendedMillis").asLong()) : "-",
-                    Views.fit(Views.printable(Views.awaiting(task)), 18),
+                    Views.fit(Views.printable(Views.awaiting(task)), 16),
                     Views.fit(Views.printable(where), Views.WIDTH - USED));
         }
         for (JsonNode loop : dump.path("loops")) {

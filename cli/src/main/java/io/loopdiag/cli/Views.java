@@ -43,13 +43,15 @@ final class Views {
                 || frame.startsWith("io.loopdiag.loop.");
     }
 
-    /** {@code io.x.Foo.bar(Foo.java:3)} as {@code Foo.bar(Foo.java:3)}: a table's column is narrow. */
-    static String withoutPackage(String frame) {
-        int call = frame.indexOf('(');
-        int dot = frame.lastIndexOf('.', call < 0 ? frame.length() : call);
-        int classStart = dot < 0 ? 0 : frame.lastIndexOf('.', dot - 1) + 1;
-        int module = frame.indexOf('/');
-        return frame.substring(Math.max(classStart, module < 0 || module > classStart ? classStart : module + 1));
+    /** {@code io.x.Foo.bar(Foo.java:3)} as {@code Foo.java:3 bar}: the line first, for a narrow column. */
+    static String shortFrame(String frame) {
+        int open = frame.indexOf('(');
+        int close = frame.lastIndexOf(')');
+        if (open < 0 || close < open) {
+            return frame;
+        }
+        String method = frame.substring(frame.lastIndexOf('.', open) + 1, open);
+        return frame.substring(open + 1, close) + " " + method;
     }
 
     /** What a task awaits, in a few words: {@code task #3 'fetch'}, {@code lock Lock[...]}, {@code timer (due in 4.0 s)}. */
@@ -59,7 +61,8 @@ final class Views {
             return "-";
         }
         String kind = awaiting.path("kind").asText();
-        String text = kind + " " + awaiting.path("description").asText();
+        String text = awaiting.has("taskId") ? "task #" + awaiting.path("taskId").asLong()
+                : kind + " " + awaiting.path("description").asText();
         if (awaiting.has("dueInMillis")) {
             text += " (due in " + duration(awaiting.path("dueInMillis").asLong()) + ")";
         }

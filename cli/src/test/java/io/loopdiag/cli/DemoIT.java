@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Timeout;
 class DemoIT {
 
     @Test
-    void theDemoEchoesThroughALoopInAnotherJvmAndExitsZero() throws Exception {
+    void theDemoShowsTheDetectionsAndDiagnosesTheStuckServiceByPid() throws Exception {
         Path cli = Path.of("target/loopdiag.jar");
         assertTrue(Files.isRegularFile(Path.of("../test-apps/target/test-apps.jar")), "test-apps must be built first");
         String java = ProcessHandle.current().info().command().orElseThrow();
@@ -23,8 +23,15 @@ class DemoIT {
         String output = new String(demo.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(demo.waitFor(60, TimeUnit.SECONDS), output);
         assertEquals(0, demo.exitValue(), output);
-        assertTrue(output.matches("(?s).*started the echo server in JVM \\d+ on 127\\.0\\.0\\.1:\\d+.*"), output);
-        assertTrue(output.contains("sent \"hello, loop\", got back \"hello, loop\""), output);
-        assertTrue(output.contains("sent \"in order\", got back \"in order\""), output);
+        // The detections as they happened, from the service's stderr.
+        assertTrue(output.contains("   | loopdiag: slow-callback on loop 'stuck-service'"), output);
+        assertTrue(output.contains("   | loopdiag: blocking-call on loop 'stuck-service': java.util.concurrent.CompletableFuture.get"), output);
+        assertTrue(output.contains("   | loopdiag: loop-stall on loop 'stuck-service'"), output);
+        assertTrue(output.contains("   | loopdiag: lost-exception on loop 'stuck-service': task 'send-receipt'"), "reported at exit:\n" + output);
+        // The live process, looked into by pid.
+        assertTrue(output.matches("(?s).*loopdiag ps \\d+.*request-\\d+ .*"), output);
+        assertTrue(output.contains("at io.loopdiag.apps.StuckService.fetchConfigBlocking(StuckService.java:"), output);
+        assertTrue(output.contains("(T) 'main' #1"), output);
+        assertTrue(output.contains("Done."), output);
     }
 }

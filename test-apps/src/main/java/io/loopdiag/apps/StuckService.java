@@ -3,6 +3,7 @@ package io.loopdiag.apps;
 import static io.loopdiag.loop.Async.createTask;
 import static io.loopdiag.loop.Async.sleep;
 
+import io.loopdiag.loop.Async;
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.LoopClock;
 import io.loopdiag.loop.sync.Lock;
@@ -13,7 +14,9 @@ import java.util.concurrent.CompletableFuture;
  * "Returns 200 but every request times out, CPU at 5%": a task that holds the cache's lock makes a
  * blocking call ({@code CompletableFuture.get} on a config fetch that never completes), so the
  * loop is stuck, and the {@value #REQUESTS} request handlers queued on the lock wait behind it.
- * Prints {@code stuck-service ready} once they all wait, then stays stuck until killed.
+ * On the way it also runs a 150 ms callback and drops a task that failed. Prints
+ * {@code stuck-service ready} once the requests all wait, then stays stuck until killed. The demo
+ * runs it.
  */
 final class StuckService {
     static final String NAME = "stuck-service";
@@ -28,6 +31,8 @@ final class StuckService {
         EventLoop loop = new EventLoop(NAME, LoopClock.SYSTEM);
         try {
             loop.runUntilComplete(loop.createTask("main", () -> {
+                Async.loop().callSoon(StuckService::recomputePrices);
+                createTask("send-receipt", StuckService::sendReceipt); // fails, and nobody looks
                 Lock cache = new Lock();
                 createTask("refresh-cache", () -> cache.withLock(() -> refreshCache(cache)));
                 for (int i = 0; i < REQUESTS; i++) {
@@ -59,5 +64,14 @@ final class StuckService {
 
     private static Void handleRequest() {
         return null;
+    }
+
+    /** A slow callback: 150 ms of CPU on the loop. */
+    private static void recomputePrices() {
+        SlowCallback.busyWait(150);
+    }
+
+    private static Void sendReceipt() {
+        throw new IllegalStateException("SMTP server refused the connection");
     }
 }
