@@ -11,6 +11,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -63,8 +64,12 @@ class VerbsIT {
     }
 
     private static Run cli(List<String> prefix, String... args) throws Exception {
+        return cliJar(CLI, prefix, args);
+    }
+
+    private static Run cliJar(Path jar, List<String> prefix, String... args) throws Exception {
         List<String> command = new ArrayList<>(prefix);
-        command.addAll(List.of(JAVA, "-jar", CLI.toString()));
+        command.addAll(List.of(JAVA, "-jar", jar.toString()));
         command.addAll(List.of(args));
         Process cli = new ProcessBuilder(command).start();
         CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(cli.getErrorStream()));
@@ -185,7 +190,13 @@ class VerbsIT {
         assumeTrue("root".equals(System.getProperty("user.name")) && Files.isExecutable(Path.of("/usr/bin/setpriv")),
                 "needs root and setpriv to run the CLI as another user");
         String pid = Long.toString(start("stuck-service", true).pid());
-        Run run = cli(List.of("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"), "ps", pid);
+        // The other user must be able to read the CLI: a copy in a folder open to all.
+        Path open = Files.createTempDirectory("loopdiag-cli", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        Path jar = Files.copy(CLI, open.resolve("loopdiag.jar"));
+        Files.setPosixFilePermissions(jar, PosixFilePermissions.fromString("rw-r--r--"));
+        Run run = cliJar(jar, List.of("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"), "ps", pid);
+        Files.delete(jar);
+        Files.delete(open);
         assertEquals(ExitCodes.FINDINGS_OR_FAILURE, run.exitCode(), run.out() + run.err());
         assertTrue(run.err().contains("belongs to user 'root'"), run.err());
     }
