@@ -72,7 +72,8 @@ final class PsTreeCommand implements Callable<Integer> {
             for (Long member : cycle) {
                 chain.append(chain.isEmpty() ? "" : " → ").append(Views.printable(Views.task(byId.get(member))));
             }
-            out.println(branch + "↺ await cycle: " + chain + " (these tasks wait for each other forever)");
+            out.println(Views.fit(branch + "↺ await cycle: " + chain, Views.WIDTH));
+            out.println(indent + (last ? "    " : "│   ") + "  (these tasks wait for each other: none of them can ever finish)");
             return 1;
         }
         printed.add(id);

@@ -124,6 +124,7 @@ class VerbsIT {
         assertTrue(tree.out().contains("(T) 'main' #1"), tree.out());
         assertTrue(tree.out().contains("(T) 'heartbeat' #4"), "the rest of the tree:\n" + tree.out());
         assertTrue(tree.out().contains("at io.loopdiag.apps.AwaitDeadlock.auditLedger(AwaitDeadlock.java:"), tree.out());
+        assertTrue(tree.out().lines().allMatch(l -> l.length() <= Views.WIDTH), "fits 100 columns:\n" + tree.out());
     }
 
     @Test
@@ -183,6 +184,21 @@ class VerbsIT {
                 assertTrue(run.err().startsWith("loopdiag: ") && run.err().contains(c[2]), verb + " " + c[0] + ": " + run.err());
             }
         }
+    }
+
+    @Test
+    void aJvmWithoutAnOpenLoopOrWithoutTheAgentIsSaidSo() throws Exception {
+        String noLoop = Long.toString(start("no-loop", true).pid());
+        for (String verb : List.of("ps", "pstree", "dump")) {
+            Run run = cli(verb, noLoop);
+            assertEquals(ExitCodes.FINDINGS_OR_FAILURE, run.exitCode(), run.err());
+            assertEquals("loopdiag: JVM " + noLoop + " has no open event loop", run.err().strip());
+        }
+        String noAgent = Long.toString(start("no-loop", false).pid());
+        Run run = cli("dump", noAgent);
+        assertEquals(ExitCodes.FINDINGS_OR_FAILURE, run.exitCode(), run.err());
+        assertEquals(1, run.err().lines().count(), run.err());
+        assertTrue(run.err().contains("runs without the loopdiag agent"), run.err());
     }
 
     @Test

@@ -44,6 +44,7 @@ public final class Main {
         add(LostException.NAME, LostException.DESCRIPTION, LostException::main);
         add(StuckService.NAME, StuckService.DESCRIPTION, StuckService::main);
         add(AwaitDeadlock.NAME, AwaitDeadlock.DESCRIPTION, AwaitDeadlock::main);
+        add(NoLoop.NAME, NoLoop.DESCRIPTION, NoLoop::main);
     }
 
     private Main() {

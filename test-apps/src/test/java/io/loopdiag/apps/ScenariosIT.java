@@ -37,7 +37,7 @@ class ScenariosIT {
             "blocking-lock", "blocking-socket", "blocking-file", "blocking-process", "blocking-dns",
             "never-awaited", "lost-exception");
     /** These run until killed; EchoServerIT covers echo-server. */
-    private static final List<String> ENDLESS = List.of("echo-server", "loop-stall", "stuck-service", "await-deadlock");
+    private static final List<String> ENDLESS = List.of("echo-server", "loop-stall", "stuck-service", "await-deadlock", "no-loop");
 
     static List<String> finiteScenarios() {
         return FINITE;
@@ -76,7 +76,8 @@ class ScenariosIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"loop-stall, loop-stall spinning", "stuck-service, stuck-service ready", "await-deadlock, await-deadlock ready"})
+    @CsvSource({"loop-stall, loop-stall spinning", "stuck-service, stuck-service ready", "await-deadlock, await-deadlock ready",
+        "no-loop, no-loop ready"})
     void anEndlessScenarioSaysItIsReadyAndNeverExits(String name, String firstLine) throws Exception {
         Process child = scenario(name).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try {
