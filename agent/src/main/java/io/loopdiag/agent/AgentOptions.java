@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
  *
  * @param slow     a callback or task step longer than this is a slow callback
  * @param blocking what to do on a blocking call on the loop
- * @param report   where to keep the JSON report, or null for none
+ * @param report   where to keep the JSON report, or null for none; {@code %p} in the option is this JVM's
+ *                 process id, so that every JVM of a build keeps its own
  * @param logToStderr whether each new detection prints a block on stderr
  * @param allow    call sites allowed to block: {@code Class#method}, or {@code Class} for all its methods
  */
@@ -106,7 +107,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
 
     private static Path parsePath(String value, String text) {
         try {
-            return Path.of(value);
+            return Path.of(value.replace("%p", Long.toString(ProcessHandle.current().pid())));
         } catch (InvalidPathException e) {
             throw refused("option 'report' is not a usable path: '" + Text.printable(value) + "'", text);
         }

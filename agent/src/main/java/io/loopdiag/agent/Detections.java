@@ -87,6 +87,7 @@ final class Detections {
             print(finding, note);
         }
         DetectionEvents.emit(finding);
+        Occurrences.record(finding);
         return created;
     }
 
@@ -95,6 +96,15 @@ final class Detections {
         if (log == null) {
             return;
         }
+        String block = block(finding, note);
+        synchronized (log) {
+            log.print(block);
+            log.flush();
+        }
+    }
+
+    /** The block the log prints for {@code finding}: a header line, then its frames, each line escaped. */
+    static String block(Finding finding, String note) {
         StringBuilder block = new StringBuilder("loopdiag: ").append(finding.kind());
         if (finding.loop() != null) {
             block.append(" on loop '").append(Text.printable(finding.loop())).append('\'');
@@ -109,10 +119,7 @@ final class Detections {
             block.append("  created at:\n");
             appendFrames(block, finding.createdAt());
         }
-        synchronized (log) {
-            log.print(block);
-            log.flush();
-        }
+        return block.toString();
     }
 
     private static void appendFrames(StringBuilder block, List<StackTraceElement> frames) {

@@ -31,6 +31,7 @@ final class Installation {
         try {
             loopClass = Class.forName(LOOP_CLASS, false, ClassLoader.getSystemClassLoader());
         } catch (ClassNotFoundException | LinkageError absent) {
+            Occurrences.watching("the loopdiag agent found no loop-core in this JVM to watch");
             return "no loop-core in this JVM to watch";
         }
         PrintStream log = options.logToStderr() ? System.err : null;
@@ -72,6 +73,7 @@ final class Installation {
         }
 
         ControlServer.start(detections);
+        Occurrences.watching(null);
         DetectionEvents.warmUp();
         Watchdog watchdog = Watchdog.start(options.slow().toNanos(), detections, () -> {
             CreationSites.refill();

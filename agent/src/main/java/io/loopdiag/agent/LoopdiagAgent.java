@@ -47,6 +47,7 @@ public final class LoopdiagAgent {
             BootClasses.inject(instrumentation);
             System.err.println("loopdiag: agent " + version() + " loaded (" + Installation.start(parsed, instrumentation) + ")");
         } catch (Throwable failure) {
+            Occurrences.watching("the loopdiag agent could not start (" + failure + ")");
             System.err.println("loopdiag: the agent could not start (" + failure + "); the application runs without it");
         }
     }

@@ -37,6 +37,12 @@ class AgentOptionsTest {
         assertEquals(List.of("com.acme.Cache#load", "com.acme.Boot"), options.allow());
     }
 
+    @Test
+    void percentPInTheReportPathIsTheProcessId() {
+        AgentOptions options = AgentOptions.parse("report=target/loopdiag/loopdiag-%p.json");
+        assertEquals(Path.of("target/loopdiag/loopdiag-" + ProcessHandle.current().pid() + ".json"), options.report());
+    }
+
     @ParameterizedTest(name = "slow={0} is {1} ns")
     @CsvSource({"1s,1000000000", "250ms,250000000", "500us,500000", "2m,120000000000", "7ns,7"})
     void durationsTakeAUnit(String text, long nanos) {

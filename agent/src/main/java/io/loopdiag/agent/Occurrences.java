@@ -1,0 +1,89 @@
+package io.loopdiag.agent;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The latest occurrences of findings, numbered, for the JUnit extension ({@code loopdiag-junit}):
+ * it calls {@link #mark} before each test and {@link #since} after it, through reflection, so only
+ * JDK types cross. Recording starts at the first mark; an application without the extension pays
+ * nothing. Loaded by the system class loader with the rest of the agent; any thread.
+ */
+public final class Occurrences {
+    /** Occurrences kept; a test that sees more is failed by the first ones anyway. */
+    static final int CAPACITY = 1024;
+
+    private static volatile String notWatching = "the loopdiag agent is not loaded in this JVM";
+    private static volatile Occurrences recording; // null until the first mark
+
+    private final Detections.Finding[] ring = new Detections.Finding[CAPACITY];
+    private long next; // guarded by this: the number the next occurrence gets
+
+    private Occurrences() {
+    }
+
+    /** Called once the agent watches this JVM's loops ({@code why} null) or has found that it cannot. */
+    static void watching(String why) {
+        notWatching = why;
+    }
+
+    /** Records one occurrence if the extension is listening. */
+    static void record(Detections.Finding finding) {
+        Occurrences occurrences = recording;
+        if (occurrences != null) {
+            synchronized (occurrences) {
+                occurrences.ring[(int) (occurrences.next++ % CAPACITY)] = finding;
+            }
+        }
+    }
+
+    /**
+     * The number of the next occurrence, to pass to {@link #since}.
+     *
+     * @throws IllegalStateException if the agent does not watch this JVM's loops, saying why
+     */
+    public static long mark() {
+        String why = notWatching;
+        if (why != null) {
+            throw new IllegalStateException(why);
+        }
+        synchronized (Occurrences.class) {
+            if (recording == null) {
+                recording = new Occurrences();
+            }
+        }
+        synchronized (recording) {
+            return recording.next;
+        }
+    }
+
+    /**
+     * The occurrences numbered {@code mark} and later, oldest first, each as {@code kind} and
+     * {@code text} (the block the log prints). If some were no longer kept, the first entry has
+     * kind {@code overwritten} and says how many.
+     */
+    public static List<Map<String, String>> since(long mark) {
+        Occurrences occurrences = recording;
+        List<Map<String, String>> out = new ArrayList<>();
+        if (occurrences == null) {
+            return out;
+        }
+        List<Detections.Finding> found = new ArrayList<>();
+        long lost;
+        synchronized (occurrences) {
+            long first = Math.max(mark, occurrences.next - CAPACITY);
+            lost = first - mark;
+            for (long n = first; n < occurrences.next; n++) {
+                found.add(occurrences.ring[(int) (n % CAPACITY)]);
+            }
+        }
+        if (lost > 0) {
+            out.add(Map.of("kind", "overwritten", "text", lost + " earlier occurrences were not kept"));
+        }
+        for (Detections.Finding finding : found) {
+            out.add(Map.of("kind", finding.kind(), "text", Detections.block(finding, null)));
+        }
+        return out;
+    }
+}
