@@ -8,13 +8,15 @@ import picocli.CommandLine.Command;
 @Command(name = "loopdiag", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         header = "Finds what makes an event loop slow or stuck.",
         subcommands = {ListCommand.class, AttachCommand.class, PsCommand.class, PsTreeCommand.class, DumpCommand.class,
-            DemoCommand.class},
+            CheckCommand.class, RunCommand.class, DemoCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:ok",
-            "1:findings (pstree: an await cycle), or the operation failed: no such process, not a JVM,",
-            "  another user's JVM, no agent in it, no loop in it, the JVM exited",
-            "2:usage: unknown verb or option, bad argument"},
+            "1:findings (pstree: an await cycle; check and run: a new finding of a failing kind), or the",
+            "  operation failed: no such process, not a JVM, another user's JVM, no agent in it, no loop in it,",
+            "  the JVM exited",
+            "2:usage: unknown verb or option, bad argument, a report that cannot be read",
+            "run also returns the command's own exit code when the command fails."},
         footer = "%nEach verb has --help.")
 public final class Main implements java.util.concurrent.Callable<Integer> {
 
@@ -32,6 +34,8 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
         CommandLine commandLine = new CommandLine(new Main());
         commandLine.setOut(out);
         commandLine.setErr(err);
+        // `loopdiag run mvn -q test`: the command's options are its own, with or without `--`.
+        commandLine.getSubcommands().get("run").setStopAtPositional(true);
         commandLine.setExitCodeExceptionMapper(e -> ExitCodes.FINDINGS_OR_FAILURE);
         // Bad usage is one line and the hint, never a stack trace or the full help.
         commandLine.setParameterExceptionHandler((e, args) -> {

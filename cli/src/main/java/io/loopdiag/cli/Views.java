@@ -31,16 +31,11 @@ final class Views {
     static String applicationFrame(JsonNode stack) {
         for (JsonNode frame : stack) {
             String text = frame.asText();
-            if (!isLibraryFrame(text)) {
+            if (!Frame.isLibrary(text)) {
                 return text;
             }
         }
         return stack.isEmpty() ? "" : stack.get(0).asText();
-    }
-
-    private static boolean isLibraryFrame(String frame) {
-        return frame.startsWith("java.base/") || frame.startsWith("jdk.") || frame.startsWith("java.")
-                || frame.startsWith("io.loopdiag.loop.");
     }
 
     /** {@code io.x.Foo.bar(Foo.java:3)} as {@code Foo.java:3 bar}: the line first, for a narrow column. */

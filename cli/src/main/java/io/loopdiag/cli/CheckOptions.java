@@ -1,0 +1,51 @@
+package io.loopdiag.cli;
+
+import java.nio.file.Path;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** The options of the CI verdict, shared by {@code check} and {@code run}. */
+final class CheckOptions {
+    /** Every kind the agent reports. */
+    static final List<String> KINDS = List.of("blocking-call", "slow-callback", "loop-stall", "never-awaited", "lost-exception");
+
+    @Option(names = "--fail-on", paramLabel = "KINDS", split = ",", defaultValue = "blocking-call",
+            description = "Kinds that fail the check, comma separated, from: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).",
+            completionCandidates = Kinds.class, converter = KindConverter.class)
+    List<String> failOn;
+
+    @Option(names = "--baseline", paramLabel = "FILE",
+            description = "Findings recorded by --write-baseline: they are shown but do not fail.")
+    Path baseline;
+
+    @Option(names = "--write-baseline", paramLabel = "FILE",
+            description = "Record every finding in FILE as the baseline, so that only new ones fail later; exits 0 once written.")
+    Path writeBaseline;
+
+    @Option(names = "--junit-xml", paramLabel = "FILE", description = "Also write the findings as JUnit XML, one test case per finding.")
+    Path junitXml;
+
+    @Option(names = "--sarif", paramLabel = "FILE", description = "Also write the findings as SARIF 2.1.0, located at their application frame.")
+    Path sarif;
+
+    @Option(names = "--source-root", paramLabel = "DIR", defaultValue = ".",
+            description = "Where the sources are, to give each finding's file as a path under it (default: the current folder).")
+    Path sourceRoot;
+
+    static final class Kinds extends java.util.ArrayList<String> {
+        Kinds() {
+            super(KINDS);
+        }
+    }
+
+    static final class KindConverter implements picocli.CommandLine.ITypeConverter<String> {
+        @Override
+        public String convert(String value) {
+            if (!KINDS.contains(value)) {
+                throw new picocli.CommandLine.TypeConversionException("'" + Views.printable(value) + "' is not a kind (kinds: "
+                        + String.join(", ", KINDS) + ")");
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package io.loopdiag.cli;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import javax.xml.stream.XMLOutputFactory;
+import javax.xml.stream.XMLStreamException;
+import javax.xml.stream.XMLStreamWriter;
+
+/**
+ * The findings as JUnit XML, which CI servers show as test results: one test case per finding,
+ * named after its kind and message, with its application frame's class, file and line. A finding
+ * that fails the check is a {@code failure}, one in the baseline {@code skipped}, any other passes.
+ */
+final class JunitXml {
+    private JunitXml() {
+    }
+
+    static void write(Path path, List<Gate.Judged> judged, Sources sources) throws IOException, XMLStreamException {
+        createParent(path);
+        long failures = judged.stream().filter(Gate.Judged::fails).count();
+        long skipped = judged.stream().filter(j -> j.failing() && j.inBaseline()).count();
+        try (Writer writer = Files.newBufferedWriter(path, StandardCharsets.UTF_8)) {
+            XMLStreamWriter xml = XMLOutputFactory.newFactory().createXMLStreamWriter(writer);
+            xml.writeStartDocument("UTF-8", "1.0");
+            xml.writeCharacters("\n");
+            xml.writeStartElement("testsuites");
+            xml.writeAttribute("name", "loopdiag");
+            xml.writeAttribute("tests", Integer.toString(judged.size()));
+            xml.writeAttribute("failures", Long.toString(failures));
+            xml.writeCharacters("\n  ");
+            xml.writeStartElement("testsuite");
+            xml.writeAttribute("name", "loopdiag");
+            xml.writeAttribute("tests", Integer.toString(judged.size()));
+            xml.writeAttribute("failures", Long.toString(failures));
+            xml.writeAttribute("errors", "0");
+            xml.writeAttribute("skipped", Long.toString(skipped));
+            for (Gate.Judged j : judged) {
+                testCase(xml, j, sources);
+            }
+            xml.writeCharacters("\n  ");
+            xml.writeEndElement();
+            xml.writeCharacters("\n");
+            xml.writeEndElement();
+            xml.writeCharacters("\n");
+            xml.writeEndDocument();
+            xml.close();
+        }
+    }
+
+    private static void testCase(XMLStreamWriter xml, Gate.Judged j, Sources sources) throws XMLStreamException {
+        Reports.Finding finding = j.finding();
+        Frame frame = finding.frame();
+        xml.writeCharacters("\n    ");
+        xml.writeStartElement("testcase");
+        xml.writeAttribute("classname", frame != null ? Views.printable(frame.className()) : "loopdiag");
+        xml.writeAttribute("name", finding.kind() + ": " + Views.printable(finding.message()));
+        String file = frame != null ? sources.pathOf(frame) : null;
+        if (file != null) {
+            xml.writeAttribute("file", Views.printable(file));
+        }
+        if (frame != null && frame.line() > 0) {
+            xml.writeAttribute("line", Integer.toString(frame.line()));
+        }
+        if (j.fails()) {
+            xml.writeCharacters("\n      ");
+            xml.writeStartElement("failure");
+            xml.writeAttribute("type", finding.kind());
+            xml.writeAttribute("message", Views.printable(finding.message()));
+            xml.writeCharacters(text(finding));
+            xml.writeEndElement();
+            xml.writeCharacters("\n    ");
+        } else if (j.inBaseline()) {
+            xml.writeCharacters("\n      ");
+            xml.writeEmptyElement("skipped");
+            xml.writeAttribute("message", "in the loopdiag baseline");
+            xml.writeCharacters("\n    ");
+        }
+        xml.writeEndElement();
+    }
+
+    /** The finding as the agent's log shows it: the message, then its frames. */
+    static String text(Reports.Finding finding) {
+        StringBuilder text = new StringBuilder(Views.printable(finding.message())).append('\n');
+        if (finding.count() > 1) {
+            text.append("(seen ").append(finding.count()).append(" times)\n");
+        }
+        for (String frame : finding.stack()) {
+            text.append("    at ").append(Views.printable(frame)).append('\n');
+        }
+        if (finding.createdAt() != null && !finding.createdAt().isEmpty()) {
+            text.append("  created at:\n");
+            for (String frame : finding.createdAt()) {
+                text.append("    at ").append(Views.printable(frame)).append('\n');
+            }
+        }
+        return text.toString();
+    }
+
+    static void createParent(Path path) throws IOException {
+        Path parent = path.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.loopdiag.cli;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads the agent's JSON reports ({@code loopdiag-report/1}) into findings, merging the same
+ * finding seen by several JVMs. Reads as a stream, one detection at a time, and refuses what the
+ * agent never writes (more detections than it keeps, nesting deeper than a report has), so a
+ * hostile or huge file costs bounded memory. Any failure is an {@link Unreadable} with one line.
+ */
+final class Reports {
+    static final String SCHEMA = "loopdiag-report/1";
+    /** The agent keeps at most this many distinct findings per JVM. */
+    static final int MAX_DETECTIONS = 10_000;
+    /** Deeper than any report; a file nested deeper is not one. */
+    private static final int MAX_DEPTH = 16;
+    private static final int MAX_STRING = 1 << 20;
+
+    private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).maxStringLength(MAX_STRING).build())
+            .build());
+
+    /** A report that cannot be read, said in one line naming the file. */
+    static final class Unreadable extends Exception {
+        Unreadable(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * One distinct finding across the reports read.
+     *
+     * @param fingerprint what identifies it across runs: its kind and stack without line numbers
+     * @param frame       the innermost application frame of its stack (or of its creation site when it has no
+     *                    stack), or null if it has neither
+     */
+    record Finding(String kind, String loop, String task, String message, long count, List<String> stack,
+                   List<String> createdAt, String fingerprint, Frame frame) {
+
+        Finding plus(long more) {
+            return new Finding(kind, loop, task, message, count + more, stack, createdAt, fingerprint, frame);
+        }
+    }
+
+    private Reports() {
+    }
+
+    /** The findings of every report in {@code paths}, merged by fingerprint, in the order first seen. */
+    static List<Finding> read(List<Path> paths) throws Unreadable {
+        Map<String, Finding> merged = new LinkedHashMap<>();
+        for (Path path : paths) {
+            for (Finding finding : readOne(path)) {
+                merged.merge(finding.fingerprint(), finding, (old, again) -> old.plus(again.count()));
+            }
+        }
+        return new ArrayList<>(merged.values());
+    }
+
+    private static List<Finding> readOne(Path path) throws Unreadable {
+        List<Finding> findings = new ArrayList<>();
+        String schema = null;
+        try (JsonParser parser = JSON.createParser(Files.newInputStream(path))) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                throw new Unreadable(path + ": not a loopdiag report (not a JSON object)");
+            }
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                JsonToken value = parser.nextToken();
+                if (field.equals("schema")) {
+                    schema = parser.getValueAsString();
+                    if (!SCHEMA.equals(schema)) {
+                        throw wrongSchema(path, schema);
+                    }
+                } else if (field.equals("detections") && value == JsonToken.START_ARRAY) {
+                    while (parser.nextToken() != JsonToken.END_ARRAY) {
+                        if (findings.size() == MAX_DETECTIONS) {
+                            throw new Unreadable(path + ": more than " + MAX_DETECTIONS
+                                    + " detections, which the agent never writes: not a loopdiag report");
+                        }
+                        findings.add(finding(path, parser.readValueAsTree()));
+                    }
+                } else {
+                    parser.skipChildren();
+                }
+            }
+            if (parser.currentToken() != JsonToken.END_OBJECT || parser.nextToken() != null) {
+                throw new Unreadable(path + ": not valid JSON (unexpected content after the report)");
+            }
+        } catch (NoSuchFileException e) {
+            throw new Unreadable(path + ": no such file");
+        } catch (JsonProcessingException e) {
+            throw new Unreadable(path + ": not valid JSON (" + e.getOriginalMessage().lines().findFirst().orElse("")
+                    + (e.getLocation() != null ? ", line " + e.getLocation().getLineNr() : "") + ")");
+        } catch (IOException e) {
+            throw new Unreadable(path + ": cannot be read (" + e.getClass().getSimpleName()
+                    + (e.getMessage() != null ? ": " + e.getMessage() : "") + ")");
+        }
+        if (schema == null) {
+            throw wrongSchema(path, null);
+        }
+        return findings;
+    }
+
+    private static Unreadable wrongSchema(Path path, String schema) {
+        return new Unreadable(path + ": not a loopdiag report (schema " + (schema == null ? "missing" : "'" + Views.printable(schema) + "'")
+                + ", expected " + SCHEMA + ")");
+    }
+
+    private static Finding finding(Path path, JsonNode node) throws Unreadable {
+        String kind = node.path("kind").asText("");
+        if (!node.isObject() || kind.isEmpty()) {
+            throw new Unreadable(path + ": a detection without a kind: not a loopdiag report");
+        }
+        List<String> stack = strings(node.path("stack"));
+        List<String> createdAt = node.path("createdAt").isArray() ? strings(node.path("createdAt")) : null;
+        String message = node.path("message").asText("");
+        List<String> identifying = !stack.isEmpty() ? stack : createdAt != null ? createdAt : List.of();
+        return new Finding(kind, text(node, "loop"), text(node, "task"), message, Math.max(1, node.path("count").asLong(1)),
+                stack, createdAt, fingerprint(kind, message, identifying), Frame.application(identifying));
+    }
+
+    private static String text(JsonNode node, String field) {
+        JsonNode value = node.path(field);
+        return value.isTextual() ? value.asText() : null;
+    }
+
+    private static List<String> strings(JsonNode array) {
+        List<String> out = new ArrayList<>(array.size());
+        for (JsonNode element : array) {
+            out.add(element.asText());
+        }
+        return out;
+    }
+
+    /**
+     * Kind and frames without line numbers or class loaders, hashed: an edit that moves code keeps
+     * a finding's fingerprint, a change of what calls what does not. Without frames, the message.
+     */
+    static String fingerprint(String kind, String message, List<String> frames) {
+        StringBuilder key = new StringBuilder(kind);
+        if (frames.isEmpty()) {
+            key.append('\n').append(message);
+        }
+        for (String frame : frames) {
+            key.append('\n').append(Frame.parse(frame).withoutLine());
+        }
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(key.toString().getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(hash, 0, 16);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is in every JDK", e);
+        }
+    }
+}

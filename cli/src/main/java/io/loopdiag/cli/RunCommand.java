@@ -1,0 +1,114 @@
+package io.loopdiag.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code loopdiag run -- COMMAND...}: runs a command with the agent in every JVM it starts, through
+ * {@code JAVA_TOOL_OPTIONS} (so a Maven build's test forks are covered), each JVM keeping its own
+ * report; then judges the reports as {@code check} does. The command's own failure comes first.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        header = "Runs a command with the agent in every JVM it starts, then checks their reports.",
+        description = {"Example: loopdiag run -- mvn test",
+            "Exit codes: the command's own exit code if it failed; else 0 no new finding of a failing kind, 1 there is one;"
+                    + " 2 bad usage, or the command cannot be started."})
+final class RunCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    CheckOptions options;
+
+    @Option(names = "--report", paramLabel = "DIR", defaultValue = "target/loopdiag",
+            description = "Where each JVM writes its report, loopdiag-PID.json (default: ${DEFAULT-VALUE}).")
+    Path reportDir;
+
+    @Option(names = "--agent-options", paramLabel = "OPTIONS",
+            description = "More agent options, such as slow=250ms,allow=com.acme.Cache#load (not report).")
+    String agentOptions;
+
+    @Parameters(paramLabel = "COMMAND", arity = "1..*", description = "The command and its arguments, after --.")
+    List<String> command;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter err = spec.commandLine().getErr();
+        Path agent = Paths.agentJar().toAbsolutePath();
+        Path reports = reportDir.toAbsolutePath().normalize();
+        String problem = !Files.isRegularFile(agent) ? "the agent jar is missing at " + agent + " (build it: ./build package)"
+                : unsafe(agent.toString()) ? "the agent jar's path " + agent + " has a space, comma or quote, which JAVA_TOOL_OPTIONS cannot carry"
+                : unsafe(reports.toString()) ? "--report " + reports + " has a space, comma or quote, which JAVA_TOOL_OPTIONS cannot carry"
+                : agentOptions != null && (agentOptions.contains("report=") || unsafe(agentOptions.replace(",", "")))
+                        ? "--agent-options cannot set report (use --report) or hold spaces or quotes" : null;
+        if (problem != null) {
+            err.println("loopdiag: " + problem);
+            return ExitCodes.USAGE;
+        }
+        Files.createDirectories(reports);
+        String javaAgent = "-javaagent:" + agent + "=report=" + reports.resolve("loopdiag-%p.json")
+                + (agentOptions != null && !agentOptions.isBlank() ? "," + agentOptions : "");
+        String inherited = System.getenv("JAVA_TOOL_OPTIONS");
+        ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
+        builder.environment().put("JAVA_TOOL_OPTIONS", (inherited == null || inherited.isBlank() ? "" : inherited + " ") + javaAgent);
+
+        Instant started = Instant.now().minusSeconds(1); // file times may be coarser than the clock
+        Process child;
+        try {
+            child = builder.start();
+        } catch (IOException e) {
+            err.println("loopdiag: cannot run '" + Views.printable(command.get(0)) + "' (" + e.getMessage() + ")");
+            return ExitCodes.USAGE;
+        }
+        Thread stopChild = new Thread(child::destroy, "loopdiag-run-stop");
+        Runtime.getRuntime().addShutdownHook(stopChild); // a TERM to us reaches the command
+        int exit = child.waitFor();
+        Runtime.getRuntime().removeShutdownHook(stopChild);
+
+        PrintWriter out = spec.commandLine().getOut();
+        List<Path> written = reportsSince(reports, started);
+        out.println();
+        if (written.isEmpty()) {
+            out.println("loopdiag run: no JVM wrote a report in " + reports
+                    + " (the agent watches JVMs with loop-core on their class path, on Java 21+)");
+        }
+        int verdict = Gate.judge(written, options, out, err);
+        if (exit != 0) {
+            out.println("loopdiag run: the command failed with exit code " + exit);
+            out.flush();
+            return exit;
+        }
+        return verdict;
+    }
+
+    private static boolean unsafe(String text) {
+        return text.chars().anyMatch(c -> Character.isWhitespace(c) || c == ',' || c == '"' || c == '\'');
+    }
+
+    /** The reports in {@code folder} written since {@code started}: this run's JVMs', not an earlier run's. */
+    private static List<Path> reportsSince(Path folder, Instant started) throws IOException {
+        try (Stream<Path> files = Files.list(folder)) {
+            return files.filter(p -> p.getFileName().toString().matches("loopdiag-\\d+\\.json"))
+                    .filter(p -> {
+                        try {
+                            return Files.getLastModifiedTime(p).toInstant().isAfter(started);
+                        } catch (IOException gone) {
+                            return false;
+                        }
+                    })
+                    .sorted().toList();
+        }
+    }
+}
