@@ -12,11 +12,10 @@ import picocli.CommandLine.Command;
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:ok",
-            "1:findings (pstree: an await cycle; check and run: a new finding of a failing kind), or the",
-            "  operation failed: no such process, not a JVM, another user's JVM, no agent in it, no loop in it,",
-            "  the JVM exited",
+            "1:findings (pstree: an await cycle; check, run: a new finding of a failing kind), or the operation failed"
+                    + " (no such process, not a JVM, another user's JVM, no agent or no loop in it, the JVM exited)",
             "2:usage: unknown verb or option, bad argument, a report that cannot be read",
-            "run also returns the command's own exit code when the command fails."},
+            "*:run: the command's own exit code when the command fails"},
         footer = "%nEach verb has --help.")
 public final class Main implements java.util.concurrent.Callable<Integer> {
 

@@ -78,8 +78,9 @@ final class Reports {
         List<Finding> findings = new ArrayList<>();
         String schema = null;
         try (JsonParser parser = JSON.createParser(Files.newInputStream(path))) {
-            if (parser.nextToken() != JsonToken.START_OBJECT) {
-                throw new Unreadable(path + ": not a loopdiag report (not a JSON object)");
+            JsonToken first = parser.nextToken();
+            if (first != JsonToken.START_OBJECT) {
+                throw new Unreadable(path + (first == null ? ": empty, not a loopdiag report" : ": not a loopdiag report (not a JSON object)"));
             }
             while (parser.nextToken() == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
@@ -107,7 +108,8 @@ final class Reports {
         } catch (NoSuchFileException e) {
             throw new Unreadable(path + ": no such file");
         } catch (JsonProcessingException e) {
-            throw new Unreadable(path + ": not valid JSON (" + e.getOriginalMessage().lines().findFirst().orElse("")
+            String why = e.getOriginalMessage().lines().findFirst().orElse("").replaceFirst(" \\(start marker at .*", "");
+            throw new Unreadable(path + ": not valid JSON (" + why
                     + (e.getLocation() != null ? ", line " + e.getLocation().getLineNr() : "") + ")");
         } catch (IOException e) {
             throw new Unreadable(path + ": cannot be read (" + e.getClass().getSimpleName()

@@ -1,0 +1,133 @@
+package io.loopdiag.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** {@code loopdiag check} on reports written here: its verdict, its files, and bad input. */
+class CheckCommandTest {
+    private static final String FINDING = """
+            {"kind": "%s", "loop": "main", "task": null, "message": "%s", "count": %d,
+             "stack": ["java.base/java.lang.Thread.sleep(Thread.java:536)", "app//com.acme.Cart.total(Cart.java:%d)",
+                       "com.acme.Cart.lambda$checkout$0(Cart.java:12)"]}""";
+
+    @TempDir
+    Path temp;
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int check(String... args) {
+        return Main.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
+    }
+
+    private Path report(String name, String... findings) throws Exception {
+        Path file = temp.resolve(name);
+        Files.writeString(file, "{\"schema\": \"loopdiag-report/1\", \"pid\": 1, \"detections\": [" + String.join(",", findings) + "]}");
+        return file;
+    }
+
+    private static String finding(String kind, String message, int count, int line) {
+        return FINDING.formatted(kind, message, count, line);
+    }
+
+    @Test
+    void aBlockingCallFailsAndOtherKindsOnlyShow() throws Exception {
+        Path report = report("a.json", finding("slow-callback", "callback took 250 ms", 1, 40),
+                finding("blocking-call", "java.lang.Thread.sleep in callback", 3, 41));
+        assertEquals(1, check("check", report.toString()), err.toString());
+        String text = out.toString();
+        assertTrue(text.startsWith("loopdiag check: 1 report, 2 findings: 1 blocking-call, 1 slow-callback"), text);
+        assertTrue(text.contains("java.lang.Thread.sleep in callback [3 times]\n    at app//com.acme.Cart.total(Cart.java:41)"), text);
+        assertTrue(text.contains("slow-callback (1 finding, 1 occurrence; does not fail the check)"), text);
+        assertTrue(text.endsWith("FAILED: 1 finding of a failing kind (blocking-call)\n"), text);
+
+        out.getBuffer().setLength(0);
+        assertEquals(0, check("check", "--fail-on", "never-awaited,lost-exception", report.toString()));
+        assertTrue(out.toString().contains("OK: no finding of a failing kind (never-awaited, lost-exception)"), out.toString());
+    }
+
+    @Test
+    void theSameFindingFromTwoJvmsIsOneWithTheirCounts() throws Exception {
+        Path first = report("loopdiag-1.json", finding("blocking-call", "sleep", 2, 41));
+        Path second = report("loopdiag-2.json", finding("blocking-call", "sleep", 5, 47)); // the line moved: still the same
+        assertEquals(1, check("check", temp.toString()));
+        assertTrue(out.toString().startsWith("loopdiag check: 2 reports, 1 finding: 1 blocking-call"), out.toString());
+        assertTrue(out.toString().contains("(1 finding, 7 occurrences)"), out.toString());
+        assertTrue(Files.exists(first) && Files.exists(second));
+    }
+
+    @Test
+    void aNewCallerIsNotCoveredByTheBaseline() throws Exception {
+        Path baseline = temp.resolve("baseline.json");
+        Path before = report("before.json", finding("blocking-call", "sleep", 1, 41));
+        assertEquals(0, check("check", before.toString(), "--write-baseline", baseline.toString()));
+        assertEquals(0, check("check", before.toString(), "--baseline", baseline.toString()));
+        String moved = finding("blocking-call", "sleep", 1, 41).replace("Cart.total", "Cart.subtotal");
+        Path after = report("after.json", moved);
+        assertEquals(1, check("check", after.toString(), "--baseline", baseline.toString()));
+        assertTrue(out.toString().endsWith("FAILED: 1 finding of a failing kind (blocking-call) not in the baseline\n"), out.toString());
+    }
+
+    /** Control characters and markup from the application reach no output raw. */
+    @Test
+    void namesFromTheApplicationAreEscapedInEveryOutput() throws Exception {
+        Path report = report("a.json", finding("blocking-call", "sleep in task '\\u001b[2J<b>&</b>'", 1, 41));
+        Path xml = temp.resolve("out/junit.xml");
+        Path sarif = temp.resolve("out/loopdiag.sarif");
+        assertEquals(1, check("check", report.toString(), "--junit-xml", xml.toString(), "--sarif", sarif.toString()));
+        assertFalse(out.toString().contains("\u001b"), out.toString());
+        assertTrue(out.toString().contains("\\u001b[2J<b>&</b>"), out.toString());
+        String name = ((org.w3c.dom.Element) DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile())
+                .getElementsByTagName("testcase").item(0)).getAttribute("name");
+        assertEquals("blocking-call: sleep in task '\\u001b[2J<b>&</b>'", name);
+        JsonNode result = new ObjectMapper().readTree(sarif.toFile()).path("runs").get(0).path("results").get(0);
+        assertTrue(result.path("message").path("text").asText().startsWith("sleep in task '\\u001b[2J<b>&</b>'"), result.toString());
+        assertEquals("com/acme/Cart.java", result.path("locations").get(0).path("physicalLocation").path("artifactLocation").path("uri").asText());
+        assertEquals(41, result.path("locations").get(0).path("physicalLocation").path("region").path("startLine").asInt());
+    }
+
+    /** Each unreadable input is one line naming the file, exit code 2, no stack trace. */
+    @ParameterizedTest(name = "[{index}] {0}")
+    @CsvSource(delimiter = '|', value = {
+        "missing    | | no such file",
+        "empty      | '' | empty, not a loopdiag report",
+        "truncated  | {\"schema\": \"loopdiag-report/1\", \"detections\": [{\"kind\": | not valid JSON",
+        "not JSON   | hello | not valid JSON",
+        "an array   | [1, 2] | not a loopdiag report (not a JSON object)",
+        "no schema  | {\"detections\": []} | not a loopdiag report (schema missing",
+        "a dump     | {\"schema\": \"loopdiag-dump/1\"} | not a loopdiag report (schema 'loopdiag-dump/1'",
+        "no kind    | {\"schema\": \"loopdiag-report/1\", \"detections\": [{}]} | a detection without a kind",
+        "trailing   | {\"schema\": \"loopdiag-report/1\"} {} | unexpected content after the report",
+    })
+    void unreadableReportsAreOneLineAndExitCodeTwo(String what, String content, String expected) throws Exception {
+        Path file = temp.resolve("report.json");
+        if (content != null) {
+            Files.writeString(file, content);
+        }
+        assertEquals(ExitCodes.USAGE, check("check", file.toString()), what);
+        assertEquals(1, err.toString().lines().count(), err.toString());
+        assertTrue(err.toString().startsWith("loopdiag: " + file + ": "), err.toString());
+        assertTrue(err.toString().contains(expected), err.toString());
+        assertEquals("", out.toString());
+    }
+
+    @Test
+    void deepNestingIsRefusedWithoutAStackOverflow() throws Exception {
+        Path file = temp.resolve("deep.json");
+        Files.writeString(file, "{\"schema\": \"loopdiag-report/1\", \"detections\": [" + "[".repeat(100_000) + "]".repeat(100_000) + "]}");
+        assertEquals(ExitCodes.USAGE, check("check", file.toString()));
+        assertTrue(err.toString().contains("not valid JSON (Document nesting depth"), err.toString());
+    }
+}
