@@ -45,6 +45,7 @@ public final class Main {
         add(StuckService.NAME, StuckService.DESCRIPTION, StuckService::main);
         add(AwaitDeadlock.NAME, AwaitDeadlock.DESCRIPTION, AwaitDeadlock::main);
         add(NoLoop.NAME, NoLoop.DESCRIPTION, NoLoop::main);
+        add(ManyTasks.NAME, ManyTasks.DESCRIPTION, ManyTasks::main);
     }
 
     private Main() {

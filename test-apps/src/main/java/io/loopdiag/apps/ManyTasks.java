@@ -1,0 +1,90 @@
+package io.loopdiag.apps;
+
+import static io.loopdiag.loop.Async.await;
+import static io.loopdiag.loop.Async.sleep;
+
+import io.loopdiag.loop.Async;
+import io.loopdiag.loop.EventLoop;
+import io.loopdiag.loop.Future;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code many-tasks [--tasks N]}: N tasks (100,000 unless told) suspended three calls deep on a
+ * future nobody completes, for timing a dump. A 1 ms timer measures how late the loop runs it;
+ * each line read on stdin is answered with {@code worst-stall-ms X}, the worst lateness since
+ * the previous line, so a benchmark can ask before and after a dump. Prints {@code many-tasks
+ * ready} once every task is suspended; serves until killed.
+ */
+final class ManyTasks {
+    static final String NAME = "many-tasks";
+    static final String DESCRIPTION = "N tasks (--tasks N, default 100000) suspended 3 deep; stdin line -> worst loop stall";
+    private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private static final AtomicLong worstLateNanos = new AtomicLong();
+
+    private ManyTasks() {
+    }
+
+    static int main(String[] args) throws Exception {
+        int tasks = 100_000;
+        if (args.length == 2 && args[0].equals("--tasks")) {
+            tasks = Integer.parseInt(args[1]);
+        } else if (args.length != 0) {
+            throw new IllegalArgumentException("usage: " + NAME + " [--tasks N]");
+        }
+        int count = tasks;
+        EventLoop.run(() -> {
+            Future<Void> never = Async.loop().createFuture();
+            for (int i = 0; i < count; i++) {
+                Async.createTask("worker-" + i, () -> handleRequest(never));
+                if (i % 1000 == 999) {
+                    sleep(Duration.ZERO); // a well-behaved start: never one long step
+                }
+            }
+            sleep(Duration.ZERO); // every task has run up to its await
+            tick(Async.loop(), System.nanoTime() + TICK_NANOS);
+            Thread answering = Thread.ofPlatform().daemon().name("many-tasks-stdin").start(ManyTasks::answerStdin);
+            System.out.println(NAME + " ready");
+            System.out.flush();
+            await(never);
+            answering.interrupt();
+            return null;
+        });
+        return Main.EXIT_OK;
+    }
+
+    private static Void handleRequest(Future<Void> never) throws Exception {
+        return awaitResponse(never);
+    }
+
+    private static Void awaitResponse(Future<Void> never) throws Exception {
+        return readBody(never);
+    }
+
+    private static Void readBody(Future<Void> never) throws Exception {
+        return await(never);
+    }
+
+    /** Runs every millisecond and keeps the worst lateness seen. */
+    private static void tick(EventLoop loop, long dueNanos) {
+        long now = System.nanoTime();
+        worstLateNanos.accumulateAndGet(now - dueNanos, Math::max);
+        loop.callLater(Duration.ofNanos(TICK_NANOS), () -> tick(loop, now + TICK_NANOS));
+    }
+
+    private static void answerStdin() {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            while (in.readLine() != null) {
+                System.out.printf("worst-stall-ms %.3f%n", worstLateNanos.getAndSet(0) / 1e6);
+                System.out.flush();
+            }
+        } catch (java.io.IOException closed) {
+            // stdin closed: nobody asks any more
+        }
+    }
+}
