@@ -13,12 +13,14 @@ import kotlin.system.exitProcess
  * in the benchmarks' shared format: `task-switch`, `create-await`, `callback-chain`, `timers`, then
  * two `suspended-memory` lines (`heap`, `rss`).
  *
- * Like JMH's forks, every workload runs in a JVM of its own (this JVM's java, options and class
- * path), so that one workload's JIT profile does not slow the next: run in one JVM after the
- * others, the callback chain took twice as long here. A timed workload is run [WARMUP_MIN_RUNS]
- * times and for at least [WARMUP_MIN_NANOS] to warm up, then [MEASURED_RUNS] times; each sample is
- * one whole workload. The memory figures need a fresh JVM for every sample (see [memorySample]):
- * [WARMUP_MIN_RUNS] JVMs are discarded, then [MEASURED_RUNS] measured.
+ * Like JMH's forks, workloads run in JVMs of their own (this JVM's java, options and class path),
+ * so that one workload's JIT profile does not slow the next (run in one JVM after the others, the
+ * callback chain took twice as long here). Each of the [MEASURED_RUNS] samples of a timed workload
+ * is one whole workload run in a fresh JVM after at least [WARMUP_MIN_RUNS] warm-up runs and
+ * [WARMUP_MIN_NANOS] there: from one JVM to the next the warm figures differ by up to 2x here (JIT
+ * and GC sizing), which samples from a single JVM would hide. The memory figures also need a fresh
+ * JVM for every sample (see [memorySample]): [WARMUP_MIN_RUNS] JVMs are discarded, then
+ * [MEASURED_RUNS] measured.
  *
  * `--smoke`: sizes divided by 1000, one sample each, no warm-up (checks that all runs; the figures
  * mean nothing). Arguments naming workloads run only those.
@@ -37,14 +39,14 @@ fun main(args: Array<String>) {
         if (name == SUSPENDED_MEMORY) {
             suspendedMemory(smoke, flags)
         } else {
-            print(fork(listOf(name) + flags))
+            timed(name, smoke, flags)
         }
         System.out.flush()
     }
 }
 
 const val WARMUP_MIN_RUNS = 5
-const val WARMUP_MIN_NANOS = 3_000_000_000L
+const val WARMUP_MIN_NANOS = 2_000_000_000L
 const val MEASURED_RUNS = 5
 
 private const val CHILD = "--child"
@@ -83,13 +85,27 @@ private fun child(args: List<String>) {
     when (val name = args.first()) {
         MEMORY_SAMPLE -> memorySample(maxOf(1, SUSPENDED_N / divisor))
         else -> {
+            // Prints the number of warm-up runs, then the measured sample (ns/op).
             val workload = timedWorkloads(divisor).single { it.name == name }
-            val samples = if (smoke) listOf(workload.sampleNsPerOp()) else workload.warmUpAndMeasure()
-            val how = if (smoke) SMOKE_NOTE else "warm-up >= $WARMUP_MIN_RUNS runs and >= ${WARMUP_MIN_NANOS / 1_000_000_000} s " +
-                "(${workload.warmups} runs), $MEASURED_RUNS measured, each a whole workload in a JVM of its own"
-            println(jsonLine(workload.name, "ns/op", samples, workload.params, "${workload.note}; $how"))
+            if (!smoke) workload.warmUp()
+            println("${workload.warmups} ${workload.sampleNsPerOp()}")
         }
     }
+}
+
+/** One JSON line for a timed workload: each sample from a JVM of its own, after its warm-up. */
+private fun timed(name: String, smoke: Boolean, flags: List<String>) {
+    val workload = timedWorkloads(if (smoke) SMOKE_DIVISOR else 1).single { it.name == name }
+    val warmups = ArrayList<Int>()
+    val samples = List(if (smoke) 1 else MEASURED_RUNS) {
+        val (warm, sample) = fork(listOf(name) + flags).trim().split(' ')
+        warmups += warm.toInt()
+        sample.toDouble()
+    }
+    val how = if (smoke) SMOKE_NOTE else "$MEASURED_RUNS samples, each one whole workload in a fresh JVM after " +
+        ">= $WARMUP_MIN_RUNS warm-up runs and >= ${WARMUP_MIN_NANOS / 1_000_000_000} s there " +
+        "(${warmups.min()} to ${warmups.max()} runs)"
+    println(jsonLine(workload.name, "ns/op", samples, workload.params, "${workload.note}; $how"))
 }
 
 private const val SMOKE_NOTE = "SMOKE: work / $SMOKE_DIVISOR, 1 run, no warm-up: not a measurement"
@@ -116,13 +132,12 @@ private class TimedWorkload(
         return elapsed.toDouble() / ops
     }
 
-    fun warmUpAndMeasure(): List<Double> {
+    fun warmUp() {
         val start = System.nanoTime()
         while (warmups < WARMUP_MIN_RUNS || System.nanoTime() - start < WARMUP_MIN_NANOS) {
             sampleNsPerOp()
             warmups++
         }
-        return List(MEASURED_RUNS) { sampleNsPerOp() }
     }
 }
 
