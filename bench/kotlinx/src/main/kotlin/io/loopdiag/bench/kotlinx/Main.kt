@@ -195,7 +195,7 @@ private fun suspendedMemory(smoke: Boolean, flags: List<String>) {
     val how = if (smoke) SMOKE_NOTE else "$warmups JVMs discarded, then $measured measured, a fresh JVM each"
     val what = "$n coroutines each awaiting its own never-completed CompletableDeferred on a " +
         "single-thread executor dispatcher; growth from before they start to while they are suspended, " +
-        "both after System.gc(); MB = 2^20 bytes"
+        "both after System.gc(); MB = 10^6 bytes"
     println(jsonLine(SUSPENDED_MEMORY, "MB", heap, params + ("measure" to "heap"), "$what; used heap (MemoryMXBean); $how"))
     println(jsonLine(SUSPENDED_MEMORY, "MB", rss, params + ("measure" to "rss"), "$what; resident set from /proc/self/statm (4 KiB pages); $how"))
 }
@@ -216,7 +216,7 @@ private fun memorySample(n: Int) {
     }
 }
 
-private const val MB = 1024.0 * 1024.0
+private const val MB = 1e6
 private const val PAGE_SIZE = 4096L
 
 private fun collect() {

@@ -1,0 +1,26 @@
+package io.loopdiag.bench;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** One measurement as a line of the shared JSON Lines format that {@code bench/run} collects. */
+final class Results {
+    private Results() {
+    }
+
+    /** {@code params} is a JSON object's text; the median and the error (half the range) come from {@code samples}. */
+    static String line(String workload, String subject, String variant, String metric, double[] samples, String params, String note) {
+        double[] sorted = samples.clone();
+        Arrays.sort(sorted);
+        int mid = sorted.length / 2;
+        double median = sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+        double error = (sorted[sorted.length - 1] - sorted[0]) / 2;
+        return String.format(Locale.ROOT,
+                "{\"workload\": \"%s\", \"subject\": \"%s\", \"variant\": \"%s\", \"metric\": \"%s\", \"median\": %.3f, \"error\": %.3f,"
+                        + " \"samples\": [%s], \"params\": %s, \"note\": \"%s\"}",
+                workload, subject, variant, metric, median, error,
+                Arrays.stream(samples).mapToObj(v -> String.format(Locale.ROOT, "%.3f", v)).collect(Collectors.joining(", ")),
+                params, note.replace("\"", "'"));
+    }
+}

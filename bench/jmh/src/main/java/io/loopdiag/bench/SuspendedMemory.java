@@ -1,0 +1,109 @@
+package io.loopdiag.bench;
+
+import static io.loopdiag.loop.Async.await;
+import static io.loopdiag.loop.Async.sleep;
+
+import io.loopdiag.loop.Async;
+import io.loopdiag.loop.Coroutine;
+import io.loopdiag.loop.EventLoop;
+import io.loopdiag.loop.Future;
+import io.loopdiag.loop.Task;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Heap and resident memory of 100,000 loop-core tasks suspended on a future nobody completes.
+ * Each sample is a fresh JVM (a JVM that measured once reuses its resident pages, so its next
+ * growth reads near zero), which first runs 1,000 such tasks so that class loading and JIT are
+ * not counted. {@code java -cp benchmarks.jar io.loopdiag.bench.SuspendedMemory [--smoke]
+ * [--agent JAR]} prints two JSON lines, {@code heap} and {@code rss}, in MB (10^6 bytes).
+ */
+public final class SuspendedMemory {
+    static final int TASKS = 100_000;
+    private static final int SAMPLES = 3;
+    private static final double MB = 1e6;
+
+    private SuspendedMemory() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 2 && args[0].equals("--child")) {
+            long[] growth = measure(Integer.parseInt(args[1]));
+            System.out.println(growth[0] + " " + growth[1]);
+            return;
+        }
+        List<String> list = Arrays.asList(args);
+        boolean smoke = list.contains("--smoke");
+        int agentAt = list.indexOf("--agent");
+        String agent = agentAt >= 0 ? list.get(agentAt + 1) : null;
+        int tasks = smoke ? TASKS / 1000 : TASKS;
+        int samples = smoke ? 1 : SAMPLES;
+        double[] heap = new double[samples];
+        double[] rss = new double[samples];
+        for (int i = 0; i < samples; i++) {
+            List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow()));
+            if (agent != null) {
+                command.add("-javaagent:" + agent + "=log=off");
+            }
+            command.addAll(List.of("-cp", System.getProperty("java.class.path"), SuspendedMemory.class.getName(),
+                    "--child", Integer.toString(tasks)));
+            Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            String[] line = new String(child.getInputStream().readAllBytes()).trim().split(" ");
+            if (child.waitFor() != 0 || line.length != 2) {
+                throw new IllegalStateException("the measuring JVM failed: " + String.join(" ", line));
+            }
+            heap[i] = Long.parseLong(line[0]) / MB;
+            rss[i] = Long.parseLong(line[1]) / MB;
+        }
+        String variant = agent != null ? "agent" : "default";
+        String note = tasks + " tasks each awaiting a never-completed future; growth after System.gc(); a fresh JVM per sample";
+        System.out.println(Results.line("suspended-memory", "loop-core", variant, "MB", heap, "{\"tasks\":" + tasks + ",\"measure\":\"heap\"}", note));
+        System.out.println(Results.line("suspended-memory", "loop-core", variant, "MB", rss, "{\"tasks\":" + tasks + ",\"measure\":\"rss\"}", note));
+    }
+
+    /** Heap and RSS growth, in bytes, of {@code tasks} suspended tasks, measured while they are suspended. */
+    private static long[] measure(int tasks) throws Exception {
+        suspend(1_000, null); // warm-up: classes loaded, code compiled
+        long[] before = {usedHeap(), rss()};
+        long[] after = new long[2];
+        suspend(tasks, after);
+        return new long[] {after[0] - before[0], after[1] - before[1]};
+    }
+
+    private static void suspend(int tasks, long[] measured) throws Exception {
+        try (EventLoop loop = new EventLoop()) {
+            loop.runUntilComplete(Coroutine.of("main", () -> {
+                Future<Void> never = Async.loop().createFuture();
+                List<Task<Void>> all = new ArrayList<>(tasks);
+                for (int i = 0; i < tasks; i++) {
+                    all.add(Async.createTask("suspended", () -> await(never)));
+                }
+                sleep(Duration.ZERO); // each task has run to its await
+                if (measured != null) {
+                    measured[0] = usedHeap();
+                    measured[1] = rss();
+                }
+                all.forEach(t -> t.cancel());
+                sleep(Duration.ZERO);
+                return null;
+            }));
+        }
+    }
+
+    private static long usedHeap() {
+        System.gc();
+        System.gc();
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    private static long rss() throws IOException {
+        String[] statm = Files.readString(Path.of("/proc/self/statm")).trim().split(" ");
+        return Long.parseLong(statm[1]) * 4096;
+    }
+}
