@@ -98,12 +98,13 @@ final class ControlServer implements Runnable {
         InputStream in = Channels.newInputStream(client);
         OutputStream out = Channels.newOutputStream(client);
         String command = readLine(in);
-        Object document = switch (command) {
-            case "dump" -> Dump.take(detections, true);
-            case "info" -> Dump.take(detections, false);
-            default -> java.util.Map.of("error", "unknown command '" + Text.printable(command) + "' (dump, info)");
-        };
-        json.writeValue(out, document);
+        OutputStream buffered = new java.io.BufferedOutputStream(out, 1 << 16);
+        switch (command) {
+            case "dump" -> Dump.write(buffered, detections, true);
+            case "info" -> Dump.write(buffered, detections, false);
+            default -> json.writeValue(buffered, java.util.Map.of("error", "unknown command '" + Text.printable(command) + "' (dump, info)"));
+        }
+        buffered.flush();
     }
 
     /** The first line a client sends, bounded: a command is one short word. */

@@ -1,11 +1,13 @@
 package io.loopdiag.agent;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.LoopSnapshot;
 import io.loopdiag.loop.Task;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -15,94 +17,112 @@ import java.util.concurrent.TimeUnit;
 /**
  * The JSON dump of every loop in this JVM ({@code schema: loopdiag-dump/1}), taken on the
  * agent's own thread from loop-core's snapshots: it neither stops nor waits for the loops, so a
- * stuck loop is dumped too. Durations are in milliseconds, measured on each loop's clock at the
- * moment its snapshot was taken.
+ * stuck loop is dumped too. Written as a stream, task by task, so that 100,000 tasks cost no
+ * tree in memory. Durations are in milliseconds, measured on each loop's clock at the moment its
+ * snapshot was taken.
  */
 final class Dump {
     static final String SCHEMA = "loopdiag-dump/1";
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private Dump() {
     }
 
-    /** The whole dump; {@code withStacks} false gives the cheap summary that {@code loopdiag list} shows. */
-    static ObjectNode take(Detections detections, boolean withStacks) {
-        ObjectNode root = JsonNodeFactory.instance.objectNode();
-        root.put("schema", SCHEMA);
-        root.put("pid", ProcessHandle.current().pid());
-        root.put("taken", Instant.now().toString());
-        root.put("agentVersion", LoopdiagAgent.version());
-        ArrayNode loops = root.putArray("loops");
-        for (EventLoop loop : EventLoop.allLoops()) {
-            writeLoop(loops.addObject(), loop, withStacks);
+    /** Writes the whole dump to {@code out}; {@code withStacks} false gives the cheap summary that {@code loopdiag list} shows. */
+    static void write(OutputStream out, Detections detections, boolean withStacks) throws IOException {
+        try (JsonGenerator json = JSON.getFactory().createGenerator(out)) {
+            json.writeStartObject();
+            json.writeStringField("schema", SCHEMA);
+            json.writeNumberField("pid", ProcessHandle.current().pid());
+            json.writeStringField("taken", Instant.now().toString());
+            json.writeStringField("agentVersion", LoopdiagAgent.version());
+            json.writeArrayFieldStart("loops");
+            for (EventLoop loop : EventLoop.allLoops()) {
+                writeLoop(json, loop, withStacks);
+            }
+            json.writeEndArray();
+            ObjectNode findings = JSON.createObjectNode();
+            detections.writeTo(findings);
+            json.writeFieldName("findings");
+            json.writeTree(findings);
+            json.writeEndObject();
         }
-        detections.writeTo(root.putObject("findings"));
-        return root;
     }
 
-    private static void writeLoop(ObjectNode node, EventLoop loop, boolean withStacks) {
+    private static void writeLoop(JsonGenerator json, EventLoop loop, boolean withStacks) throws IOException {
         LoopSnapshot snapshot = loop.snapshot(withStacks);
         long now = snapshot.takenAtNanos();
-        node.put("id", snapshot.loopId());
-        node.put("name", snapshot.name());
-        node.put("state", snapshot.state());
-        node.put("thread", snapshot.threadName());
-        node.put("readyCount", snapshot.readyCount());
-        node.put("timerCount", snapshot.timerCount());
-        node.put("dispatchCount", snapshot.dispatchCount());
-        node.put("taskCount", snapshot.tasks().size());
+        json.writeStartObject();
+        json.writeNumberField("id", snapshot.loopId());
+        json.writeStringField("name", snapshot.name());
+        json.writeStringField("state", snapshot.state());
+        json.writeStringField("thread", snapshot.threadName());
+        json.writeNumberField("readyCount", snapshot.readyCount());
+        json.writeNumberField("timerCount", snapshot.timerCount());
+        json.writeNumberField("dispatchCount", snapshot.dispatchCount());
+        json.writeNumberField("taskCount", snapshot.tasks().size());
         LoopSnapshot.RunningCallback running = snapshot.running();
         if (running == null) {
-            node.putNull("running");
+            json.writeNullField("running");
         } else {
-            ObjectNode callback = node.putObject("running");
-            callback.put("description", running.description());
-            callback.put("runningMillis", millis(now - running.sinceNanos()));
-            callback.put("taskId", running.taskId());
-            frames(callback.putArray("stack"), running.stack());
+            json.writeObjectFieldStart("running");
+            json.writeStringField("description", running.description());
+            json.writeNumberField("runningMillis", millis(now - running.sinceNanos()));
+            json.writeNumberField("taskId", running.taskId());
+            frames(json, "stack", running.stack());
+            json.writeEndObject();
         }
-        if (!withStacks) {
-            return;
-        }
-        Map<Long, Task<?>> tasksById = new HashMap<>();
-        for (Task<?> task : loop.allTasks()) {
-            tasksById.put(task.id(), task);
-        }
-        ArrayNode tasks = node.putArray("tasks");
-        for (LoopSnapshot.TaskSnapshot task : snapshot.tasks()) {
-            ObjectNode entry = tasks.addObject();
-            entry.put("id", task.id());
-            entry.put("name", task.name());
-            entry.put("state", task.state());
-            LoopSnapshot.Awaiting awaiting = task.awaiting();
-            if (awaiting == null) {
-                entry.putNull("awaiting");
-            } else {
-                ObjectNode waits = entry.putObject("awaiting");
-                waits.put("kind", awaiting.kind());
-                waits.put("description", awaiting.description());
-                if (awaiting.taskId() >= 0) {
-                    waits.put("taskId", awaiting.taskId());
-                }
-                if (awaiting.deadlineNanos() >= 0) {
-                    waits.put("dueInMillis", millis(awaiting.deadlineNanos() - now));
-                }
+        if (withStacks) {
+            Map<Long, Task<?>> tasksById = new HashMap<>();
+            for (Task<?> task : loop.allTasks()) {
+                tasksById.put(task.id(), task);
             }
-            entry.put("suspendedMillis", task.state().equals("suspended") ? millis(now - task.suspendedSinceNanos()) : 0);
-            frames(entry.putArray("stack"), task.stack());
-            Task<?> live = tasksById.get(task.id());
-            List<StackTraceElement> createdAt = live != null ? CreationSites.ofTask(live) : null;
-            if (createdAt != null) {
-                frames(entry.putArray("createdAt"), createdAt);
-            } else {
-                entry.putNull("createdAt");
+            json.writeArrayFieldStart("tasks");
+            for (LoopSnapshot.TaskSnapshot task : snapshot.tasks()) {
+                writeTask(json, task, tasksById.get(task.id()), now);
             }
+            json.writeEndArray();
         }
+        json.writeEndObject();
     }
 
-    private static void frames(ArrayNode array, List<StackTraceElement> frames) {
-        for (StackTraceElement frame : frames) {
-            array.add(frame.toString());
+    private static void writeTask(JsonGenerator json, LoopSnapshot.TaskSnapshot task, Task<?> live, long now) throws IOException {
+        json.writeStartObject();
+        json.writeNumberField("id", task.id());
+        json.writeStringField("name", task.name());
+        json.writeStringField("state", task.state());
+        LoopSnapshot.Awaiting awaiting = task.awaiting();
+        if (awaiting == null) {
+            json.writeNullField("awaiting");
+        } else {
+            json.writeObjectFieldStart("awaiting");
+            json.writeStringField("kind", awaiting.kind());
+            json.writeStringField("description", awaiting.description());
+            if (awaiting.taskId() >= 0) {
+                json.writeNumberField("taskId", awaiting.taskId());
+            }
+            if (awaiting.deadlineNanos() >= 0) {
+                json.writeNumberField("dueInMillis", millis(awaiting.deadlineNanos() - now));
+            }
+            json.writeEndObject();
         }
+        json.writeNumberField("suspendedMillis", task.state().equals("suspended") ? millis(now - task.suspendedSinceNanos()) : 0);
+        frames(json, "stack", task.stack());
+        List<StackTraceElement> createdAt = live != null ? CreationSites.ofTask(live) : null;
+        if (createdAt != null) {
+            frames(json, "createdAt", createdAt);
+        } else {
+            json.writeNullField("createdAt");
+        }
+        json.writeEndObject();
+    }
+
+    private static void frames(JsonGenerator json, String field, List<StackTraceElement> frames) throws IOException {
+        json.writeArrayFieldStart(field);
+        for (StackTraceElement frame : frames) {
+            json.writeString(frame.toString());
+        }
+        json.writeEndArray();
     }
 
     private static long millis(long nanos) {

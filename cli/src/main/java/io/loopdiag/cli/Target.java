@@ -116,23 +116,51 @@ final class Target {
 
     /** Sends {@code command} to the agent and returns its JSON answer. */
     JsonNode request(String command) throws Failure {
+        try {
+            return new ObjectMapper().readTree(requestBytes(command));
+        } catch (IOException e) {
+            throw new Failure("the agent in JVM " + pid + " answered with broken JSON (" + e.getMessage() + ")", ExitCodes.FINDINGS_OR_FAILURE);
+        }
+    }
+
+    /**
+     * Sends {@code command} to the agent and returns its answer as it came (JSON), for a caller
+     * that passes it on without building a tree; an answer that is an error is a {@link Failure}.
+     */
+    byte[] requestBytes(String command) throws Failure {
         String socket = systemProperties().getProperty(CONTROL_PROPERTY);
         if (socket == null) {
             throw new Failure("JVM " + pid + " runs without the loopdiag agent: start it with -javaagent:"
                     + Paths.agentJar() + ", or load it now with 'loopdiag attach " + pid + "'", ExitCodes.FINDINGS_OR_FAILURE);
         }
+        byte[] answer;
         try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             channel.connect(UnixDomainSocketAddress.of(socket));
             channel.write(java.nio.ByteBuffer.wrap((command + "\n").getBytes(StandardCharsets.UTF_8)));
-            InputStream in = new BoundedInputStream(Channels.newInputStream(channel), MAX_ANSWER_BYTES);
-            JsonNode answer = new ObjectMapper().readTree(in);
-            if (answer == null || answer.has("error")) {
-                throw new Failure("the agent in JVM " + pid + " answered "
-                        + (answer == null ? "nothing" : answer.path("error").asText()), ExitCodes.FINDINGS_OR_FAILURE);
-            }
-            return answer;
+            answer = new BoundedInputStream(Channels.newInputStream(channel), MAX_ANSWER_BYTES).readAllBytes();
         } catch (IOException e) {
             throw lost(e);
+        }
+        String error = errorIn(answer);
+        if (error != null) {
+            throw new Failure("the agent in JVM " + pid + " answered " + error, ExitCodes.FINDINGS_OR_FAILURE);
+        }
+        return answer;
+    }
+
+    /** The agent's error message if {@code answer} is one (its first field is {@code error}), "nothing" if empty, else null. */
+    private static String errorIn(byte[] answer) {
+        try (com.fasterxml.jackson.core.JsonParser parser = new ObjectMapper().getFactory().createParser(answer)) {
+            if (parser.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+                return "nothing";
+            }
+            if (parser.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME && parser.currentName().equals("error")) {
+                parser.nextToken();
+                return parser.getValueAsString();
+            }
+            return null;
+        } catch (IOException e) {
+            return "nothing readable";
         }
     }
 

@@ -1,8 +1,12 @@
 package io.loopdiag.cli;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.util.function.BiConsumer;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -22,24 +26,42 @@ final class Verbs {
     /** Like {@link #run}, for a view that decides the exit code (pstree: 1 when it finds a cycle). */
     static int runWith(CommandSpec spec, TargetOptions options, View view) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        JsonNode dump;
+        byte[] answer;
         try {
-            dump = Target.of(options.pid).request("dump");
+            answer = Target.of(options.pid).requestBytes("dump");
         } catch (Target.Failure failure) {
             spec.commandLine().getErr().println("loopdiag: " + failure.getMessage());
             return failure.exitCode;
         }
-        if (dump.path("loops").isEmpty()) {
+        if (!hasLoops(answer)) {
             spec.commandLine().getErr().println("loopdiag: JVM " + options.pid + " has no open event loop");
             return ExitCodes.FINDINGS_OR_FAILURE;
         }
         if (options.json) {
-            out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(dump));
+            // Passed on as the agent wrote it: a dump of 100,000 tasks is tens of megabytes, and a tree of it costs seconds.
+            out.println(new String(answer, StandardCharsets.UTF_8));
+            out.flush();
             return ExitCodes.OK;
         }
-        int code = view.print(dump, out);
+        int code = view.print(new ObjectMapper().readTree(answer), out);
         out.flush();
         return code;
+    }
+
+    /** Whether the dump's {@code loops} array (written before the tasks' stacks) has an entry. */
+    private static boolean hasLoops(byte[] dump) throws IOException {
+        try (JsonParser parser = new ObjectMapper().getFactory().createParser(dump)) {
+            parser.nextToken();
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                parser.nextToken();
+                if (field.equals("loops")) {
+                    return parser.currentToken() == JsonToken.START_ARRAY && parser.nextToken() == JsonToken.START_OBJECT;
+                }
+                parser.skipChildren();
+            }
+            return false;
+        }
     }
 
     /** A view that returns its exit code. */
