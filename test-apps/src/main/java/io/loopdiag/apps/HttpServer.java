@@ -9,6 +9,7 @@ import io.loopdiag.loop.net.Server;
 import io.loopdiag.loop.net.StreamReader;
 import io.loopdiag.loop.net.StreamWriter;
 import io.loopdiag.loop.net.Streams;
+import java.io.IOException;
 import java.util.Arrays;
 
 /**
@@ -57,8 +58,20 @@ final class HttpServer {
         return Main.EXIT_OK;
     }
 
-    /** One connection: answers every complete request of each read in one write, until EOF or a close. */
+    /**
+     * One connection: answers every complete request of each read in one write, until EOF or a
+     * close. A connection the client resets (as wrk does with requests in flight when it stops)
+     * ends quietly, as in any HTTP server: it is no failure of the server's.
+     */
     static void serve(StreamReader reader, StreamWriter writer) throws Exception {
+        try {
+            answer(reader, writer);
+        } catch (IOException connectionLost) {
+            // the reader or writer already closed the socket; Server closes the writer again, harmlessly
+        }
+    }
+
+    private static void answer(StreamReader reader, StreamWriter writer) throws Exception {
         RequestScanner requests = new RequestScanner();
         byte[] answers = new byte[RESPONSE.length * 16]; // grown for deeper pipelines, reused across reads
         byte[] chunk;

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The packaged {@code http-server} scenario in a child JVM, spoken to over real sockets byte by byte. */
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -40,14 +41,16 @@ class HttpServerIT {
     private static final int SOCKET_TIMEOUT_MILLIS = 10_000;
 
     private Process server;
+    private Path serverStderr;
     private int port;
 
     @BeforeEach
-    void startServer() throws IOException {
+    void startServer(@TempDir Path dir) throws IOException {
         assertTrue(Files.isRegularFile(JAR), JAR.toAbsolutePath() + " is missing: run mvn package first");
         String java = ProcessHandle.current().info().command().orElseThrow();
+        serverStderr = dir.resolve("stderr.txt");
         server = new ProcessBuilder(java, "-jar", JAR.toString(), "http-server", "--port", "0")
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                .redirectError(serverStderr.toFile()).start();
         String line = new BufferedReader(new InputStreamReader(server.getInputStream(), UTF_8)).readLine();
         assertNotNull(line, "the http server exited without printing its port");
         Matcher matcher = LISTENING.matcher(line);
@@ -138,6 +141,20 @@ class HttpServerIT {
             send(socket, GET);
             assertEquals(ANSWER, receiveAnswers(socket, 1), "other connections are still served");
         }
+    }
+
+    @Test
+    void aConnectionResetByTheClientEndsQuietly() throws Exception {
+        try (Socket socket = connect()) {
+            send(socket, GET);
+            socket.setSoLinger(true, 0); // close with a reset, as wrk does with requests in flight
+        }
+        try (Socket socket = connect()) {
+            send(socket, GET);
+            assertEquals(ANSWER, receiveAnswers(socket, 1), "the server goes on serving");
+        }
+        List<String> stderr = Files.readAllLines(serverStderr).stream().filter(line -> !line.startsWith("Picked up ")).toList();
+        assertEquals(List.of(), stderr, "a reset is a normal end of an HTTP connection: nothing to log");
     }
 
     @Test
