@@ -2,14 +2,15 @@
 # Whole-process network benchmarks: each subject's TCP echo server under bench-network.jar's
 # echo-load, and its HTTP hello server under wrk, one after the other on this machine.
 #
-#   bench/network/run.sh [--smoke]
+#   bench/network/run.sh [--smoke] [--rounds N]
 #
 # Subjects: loop-core (test-apps echo-server / http-server), loop-core with the agent (variant
 # "agent"), netty, asyncio and node (bench/peers/*_servers.*, or PEERS_DIR/*_servers.*; a missing
 # script or interpreter is noted on stderr and the subject skipped). Output: one JSON line per
 # measurement on stdout, in the benchmarks' shared format; progress and the servers' own stderr
 # on stderr. --smoke: 1 s loads, no echo warm-up (checks that everything runs, measures nothing
-# worth keeping).
+# worth keeping). --rounds N (default 1): N passes over every subject, interleaved so that a
+# drift in the machine's load touches them all alike; each line then has N samples, their median.
 #
 # Builds nothing: run `./build package -DskipTests` first (test-apps, agent, bench/network).
 # Server and load share the machine's cores: nothing is pinned, and each line's note says how many
@@ -19,13 +20,18 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
-smoke=false
-for arg in "$@"; do
-  case "$arg" in
+smoke=false rounds=1
+while [ $# -gt 0 ]; do
+  case "$1" in
     --smoke) smoke=true ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "run.sh: unknown argument '$arg' (usage: run.sh [--smoke])" >&2; exit 2 ;;
+    --rounds)
+      rounds=${2:-}
+      [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --rounds needs a positive number" >&2; exit 2; }
+      shift ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "run.sh: unknown argument '$1' (usage: run.sh [--smoke] [--rounds N])" >&2; exit 2 ;;
   esac
+  shift
 done
 
 if $smoke; then
@@ -109,7 +115,7 @@ stop_server() {
   if [ -s "$server_err" ]; then sed 's/^/  server: /' "$server_err" >&2; fi
 }
 
-# Three error lines for a measurement that could not be made (the loads print their own otherwise).
+# Three error lines for a measurement that could not be made (the loads write their own otherwise).
 emit_failure() { # workload subject variant rate_metric error
   local workload=$1 subject=$2 variant=$3 metric=$4 error=${5//\"/\'} p
   local params="\"connections\": $connections, \"size\": $message_bytes, \"seconds\": $load_seconds"
@@ -130,14 +136,17 @@ measure() {
   local detections=()
   [ "$variant" = agent ] && detections=(--server-stderr "$work/server.err")
   log "$subject ($variant): $workload"
+  : >"$work/result.jsonl"
   if ! start_server "$@"; then
-    emit_failure "$workload" "$subject" "$variant" "$([ "$workload" = echo ] && echo msg/s || echo req/s)" "the server did not start"
+    emit_failure "$workload" "$subject" "$variant" "$([ "$workload" = echo ] && echo msg/s || echo req/s)" \
+      "the server did not start" >>"$lines"
     return 0
   fi
   if [ "$workload" = echo ]; then
     "$java" -jar "$bench_jar" echo-load --port "$server_port" --connections "$connections" --size "$message_bytes" \
       --seconds "$load_seconds" --warmup "$echo_warmup" --subject "$subject" --variant "$variant" \
-      --server-pid "$server_pid" --context "$context" "${detections[@]}" || log "echo-load failed for $subject ($variant)"
+      --server-pid "$server_pid" --context "$context" "${detections[@]}" >"$work/result.jsonl" \
+      || log "echo-load failed for $subject ($variant)"
   else
     local before after wrk_cpu TIMEFORMAT='%3U %3S'
     before=$(cpu_ticks "$server_pid")
@@ -149,9 +158,12 @@ measure() {
     "$java" -jar "$bench_jar" wrk-report --input "$work/wrk.out" --connections "$connections" --threads "$wrk_threads" \
       --seconds "$load_seconds" --subject "$subject" --variant "$variant" --context "$context" \
       --server-cpu-seconds "$(awk -v t=$((after - before)) -v hz="$clock_ticks" 'BEGIN { printf "%.3f", t / hz }')" \
-      --client-cpu-seconds "$wrk_cpu" "${detections[@]}" || log "wrk-report failed for $subject ($variant)"
+      --client-cpu-seconds "$wrk_cpu" "${detections[@]}" >"$work/result.jsonl" \
+      || log "wrk-report failed for $subject ($variant)"
   fi
   stop_server
+  sed 's/^/  result: /' "$work/result.jsonl" >&2
+  cat "$work/result.jsonl" >>"$lines"
 }
 
 # subject NAME VARIANT ECHO-COMMAND -- HTTP-COMMAND: both workloads on one subject.
@@ -172,7 +184,7 @@ peer_available() { # name script interpreter
   if ! command -v "$3" >/dev/null 2>&1; then log "note: $3 is not installed: subject $1 skipped"; return 1; fi
 }
 
-log "JDK $java_home; $(nproc) cores shared by server and load; $($smoke && echo smoke: ) loads of ${load_seconds} s, echo warm-up ${echo_warmup} s"
+log "JDK $java_home; $(nproc) cores shared by server and load; $($smoke && echo smoke: ) loads of ${load_seconds} s, echo warm-up ${echo_warmup} s, $rounds round(s)"
 if [ "$(awk '{ print ($1 > 0.5) }' /proc/loadavg)" = 1 ]; then
   log "warning: load average $(load_average): other processes are busy, so every figure will be low"
 fi
@@ -180,24 +192,31 @@ fi
 cd "$root"
 # The peers' scripts; PEERS_DIR points elsewhere, e.g. at another checkout's bench/peers.
 peers=${PEERS_DIR:-bench/peers}
-subject loop-core default \
-  "$java" -jar "$apps_jar" echo-server --port 0 -- \
-  "$java" -jar "$apps_jar" http-server --port 0
-subject loop-core agent \
-  "$java" "-javaagent:$agent_jar=log=stderr" -jar "$apps_jar" echo-server --port 0 -- \
-  "$java" "-javaagent:$agent_jar=log=stderr" -jar "$apps_jar" http-server --port 0
-# Netty 4.1 uses sun.misc.Unsafe (its default on JDK 24+ too); allowing it says so and silences the JDK's warning.
-subject netty default \
-  "$java" --sun-misc-unsafe-memory-access=allow -jar "$bench_jar" netty-echo --port 0 -- \
-  "$java" --sun-misc-unsafe-memory-access=allow -jar "$bench_jar" netty-http --port 0
-if peer_available asyncio "$peers/asyncio_servers.py" python3; then
-  subject asyncio default \
-    python3 "$peers/asyncio_servers.py" echo --port 0 -- \
-    python3 "$peers/asyncio_servers.py" http --port 0
-fi
-if peer_available node "$peers/node_servers.js" node; then
-  subject node default \
-    node "$peers/node_servers.js" echo --port 0 -- \
-    node "$peers/node_servers.js" http --port 0
-fi
+lines=$work/lines.jsonl
+: >"$lines"
+for round in $(seq 1 "$rounds"); do
+  if [ "$rounds" -gt 1 ]; then log "round $round of $rounds"; fi
+  subject loop-core default \
+    "$java" -jar "$apps_jar" echo-server --port 0 -- \
+    "$java" -jar "$apps_jar" http-server --port 0
+  subject loop-core agent \
+    "$java" "-javaagent:$agent_jar=log=stderr" -jar "$apps_jar" echo-server --port 0 -- \
+    "$java" "-javaagent:$agent_jar=log=stderr" -jar "$apps_jar" http-server --port 0
+  # Netty 4.1 uses sun.misc.Unsafe (its default on JDK 24+ too); allowing it says so and silences the JDK's warning.
+  subject netty default \
+    "$java" --sun-misc-unsafe-memory-access=allow -jar "$bench_jar" netty-echo --port 0 -- \
+    "$java" --sun-misc-unsafe-memory-access=allow -jar "$bench_jar" netty-http --port 0
+  if peer_available asyncio "$peers/asyncio_servers.py" python3; then
+    subject asyncio default \
+      python3 "$peers/asyncio_servers.py" echo --port 0 -- \
+      python3 "$peers/asyncio_servers.py" http --port 0
+  fi
+  if peer_available node "$peers/node_servers.js" node; then
+    subject node default \
+      node "$peers/node_servers.js" echo --port 0 -- \
+      node "$peers/node_servers.js" http --port 0
+  fi
+done
+# One line per measurement, every round's value in its samples (a single round passes through).
+"$java" -jar "$bench_jar" merge <"$lines" || log "some measurement failed in every round (its line has the error)"
 log "done"

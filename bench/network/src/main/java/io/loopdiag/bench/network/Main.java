@@ -14,8 +14,10 @@ public final class Main {
 
     private static final String USAGE = """
             usage: java -jar bench-network.jar COMMAND [options]
-              netty-echo  [--port N]   Netty TCP echo server on 127.0.0.1 (NIO, 1 boss, a worker per core)
-              netty-http  [--port N]   Netty HTTP/1.1 hello on 127.0.0.1 (HttpServerCodec), keep-alive
+              netty-echo  [--port N] [--workers W]
+                                       Netty TCP echo server on 127.0.0.1 (NIO, 1 boss, W workers: default a core each)
+              netty-http  [--port N] [--workers W]
+                                       Netty HTTP/1.1 hello on 127.0.0.1 (HttpServerCodec), keep-alive
               echo-load   --port P [--connections 100] [--size 64] [--seconds 10] [--warmup 3]
                           [--subject S] [--variant V] [--server-pid PID] [--server-stderr FILE] [--context TEXT]
                                        closed-loop echo load; JSON lines: msg/s, p50 and p99 in us
@@ -23,6 +25,8 @@ public final class Main {
                           [--subject S] [--variant V] [--server-cpu-seconds X] [--client-cpu-seconds X]
                           [--server-stderr FILE] [--context TEXT]
                                        wrk --latency output as JSON lines: req/s, p50 and p99 in us
+              merge                    JSON lines of several rounds on stdin: one line per measurement,
+                                       every round's value in samples, their median in median
             --server-stderr: count the loopdiag agent's detection lines there (params.detections);
             --context: appended to each line's note.
             """;
@@ -43,10 +47,14 @@ public final class Main {
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
         try {
             return switch (command) {
-                case "netty-echo" -> NettyEchoServer.run(Options.parse(command, rest, "port"), out);
-                case "netty-http" -> NettyHttpServer.run(Options.parse(command, rest, "port"), out);
+                case "netty-echo" -> NettyEchoServer.run(Options.parse(command, rest, "port", "workers"), out);
+                case "netty-http" -> NettyHttpServer.run(Options.parse(command, rest, "port", "workers"), out);
                 case "echo-load" -> EchoLoad.run(Options.parse(command, rest, EchoLoad.OPTIONS), out, err);
                 case "wrk-report" -> WrkReport.run(Options.parse(command, rest, WrkReport.OPTIONS), out);
+                case "merge" -> {
+                    Options.parse(command, rest); // takes none
+                    yield Merge.run(System.in, out);
+                }
                 case "-h", "--help", "help" -> {
                     out.print(USAGE);
                     yield EXIT_OK;

@@ -13,9 +13,8 @@ final class NettyEchoServer {
     }
 
     static int run(Options options, PrintStream out) throws InterruptedException {
-        int port = options.integer("port", 0, 0, 65535);
         EchoHandler handler = new EchoHandler();
-        return NettyServer.serve(NAME, port, channel -> channel.pipeline().addLast(handler), out);
+        return NettyServer.serve(NAME, options, channel -> channel.pipeline().addLast(handler), out);
     }
 
     /**

@@ -43,9 +43,8 @@ final class NettyHttpServer {
     }
 
     static int run(Options options, PrintStream out) throws InterruptedException {
-        int port = options.integer("port", 0, 0, 65535);
         HelloHandler hello = new HelloHandler();
-        return NettyServer.serve(NAME, port, channel -> channel.pipeline().addLast(new HttpServerCodec(), hello), out);
+        return NettyServer.serve(NAME, options, channel -> channel.pipeline().addLast(new HttpServerCodec(), hello), out);
     }
 
     /**

@@ -26,10 +26,16 @@ final class NettyServer {
     private NettyServer() {
     }
 
-    /** Binds, prints the listening line on {@code out}, and blocks until the server channel closes (never, unless killed). */
-    static int serve(String name, int port, Consumer<SocketChannel> pipeline, PrintStream out) throws InterruptedException {
+    /**
+     * Binds to {@code --port} (0: any), with {@code --workers} worker event loops (default: one per
+     * core), prints the listening line on {@code out}, and blocks until the server channel closes
+     * (never, unless killed).
+     */
+    static int serve(String name, Options options, Consumer<SocketChannel> pipeline, PrintStream out) throws InterruptedException {
+        int port = options.integer("port", 0, 0, 65535);
+        int workerThreads = options.integer("workers", Runtime.getRuntime().availableProcessors(), 1, 1024);
         EventLoopGroup boss = new NioEventLoopGroup(1);
-        EventLoopGroup workers = new NioEventLoopGroup(Runtime.getRuntime().availableProcessors());
+        EventLoopGroup workers = new NioEventLoopGroup(workerThreads);
         try {
             Channel server = new ServerBootstrap()
                     .group(boss, workers)
