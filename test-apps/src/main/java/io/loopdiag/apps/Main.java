@@ -27,6 +27,7 @@ public final class Main {
 
     static {
         add(EchoServer.NAME, EchoServer.DESCRIPTION, EchoServer::main);
+        add(HttpServer.NAME, HttpServer.DESCRIPTION, HttpServer::main);
         add(Healthy.NAME, Healthy.DESCRIPTION, Healthy::main);
         add(SlowCallback.NAME, SlowCallback.DESCRIPTION, SlowCallback::main);
         add(LoopStall.NAME, LoopStall.DESCRIPTION, LoopStall::main);

@@ -1,0 +1,77 @@
+package io.loopdiag.bench.network;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+
+/**
+ * {@code java -jar bench-network.jar COMMAND [options]}. Exit codes: 0 ok, 1 the measurement or
+ * the server failed, 2 usage (unknown command or option, bad value).
+ */
+public final class Main {
+    static final int EXIT_OK = 0;
+    static final int EXIT_FAILED = 1;
+    static final int EXIT_USAGE = 2;
+
+    private static final String USAGE = """
+            usage: java -jar bench-network.jar COMMAND [options]
+              netty-echo  [--port N] [--workers W]
+                                       Netty TCP echo server on 127.0.0.1 (NIO, 1 boss, W workers: default a core each)
+              netty-http  [--port N] [--workers W]
+                                       Netty HTTP/1.1 hello on 127.0.0.1 (HttpServerCodec), keep-alive
+              echo-load   --port P [--connections 100] [--size 64] [--seconds 10] [--warmup 3]
+                          [--subject S] [--variant V] [--server-pid PID] [--server-stderr FILE] [--context TEXT]
+                                       closed-loop echo load; JSON lines: msg/s, p50 and p99 in us
+              wrk-report  --input FILE [--connections 100] [--threads 2] [--seconds 10]
+                          [--subject S] [--variant V] [--server-cpu-seconds X] [--client-cpu-seconds X]
+                          [--server-stderr FILE] [--context TEXT]
+                                       wrk --latency output as JSON lines: req/s, p50 and p99 in us
+              merge                    JSON lines of several rounds on stdin: one line per measurement,
+                                       every round's value in samples, their median in median
+            --server-stderr: count the loopdiag agent's detection lines there (params.detections);
+            --context: appended to each line's note.
+            """;
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0) {
+            err.print(USAGE);
+            return EXIT_USAGE;
+        }
+        String command = args[0];
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        try {
+            return switch (command) {
+                case "netty-echo" -> NettyEchoServer.run(Options.parse(command, rest, "port", "workers"), out);
+                case "netty-http" -> NettyHttpServer.run(Options.parse(command, rest, "port", "workers"), out);
+                case "echo-load" -> EchoLoad.run(Options.parse(command, rest, EchoLoad.OPTIONS), out, err);
+                case "wrk-report" -> WrkReport.run(Options.parse(command, rest, WrkReport.OPTIONS), out);
+                case "merge" -> {
+                    Options.parse(command, rest); // takes none
+                    yield Merge.run(System.in, out);
+                }
+                case "-h", "--help", "help" -> {
+                    out.print(USAGE);
+                    yield EXIT_OK;
+                }
+                default -> {
+                    err.println("bench-network: unknown command '" + command + "'");
+                    err.print(USAGE);
+                    yield EXIT_USAGE;
+                }
+            };
+        } catch (IllegalArgumentException e) {
+            err.println("bench-network " + command + ": " + e.getMessage());
+            return EXIT_USAGE;
+        } catch (Exception e) {
+            err.println("bench-network " + command + " failed: " + e);
+            e.printStackTrace(err);
+            return EXIT_FAILED;
+        }
+    }
+}
