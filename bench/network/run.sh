@@ -14,7 +14,8 @@
 #
 # Builds nothing: run `./build package -DskipTests` first (test-apps, agent, bench/network).
 # Server and load share the machine's cores: nothing is pinned, and each line's note says how many
-# cores the server and the client used, and the load average before the server started.
+# cores the server, the client and the rest of the machine used, and the load average before the
+# server started (a busy "rest of the machine" means other processes took CPU from the run).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
       rounds=${2:-}
       [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --rounds needs a positive number" >&2; exit 2; }
       shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument '$1' (usage: run.sh [--smoke] [--rounds N])" >&2; exit 2 ;;
   esac
   shift
@@ -73,6 +74,9 @@ cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 clock_ticks=$(getconf CLK_TCK)
 
 load_average() { cut -d' ' -f1 /proc/loadavg; }
+
+# Busy CPU time of the whole machine in clock ticks: all but idle and I/O wait (fields of /proc/stat's first line).
+machine_busy_ticks() { awk 'NR == 1 { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
 
 # Starts "$@" as the server, waits for its "listening on 127.0.0.1:PORT" line; sets server_pid,
 # server_port, server_out, server_err. Returns 1 (with the reason on stderr) if it never says so.
@@ -148,17 +152,21 @@ measure() {
       --server-pid "$server_pid" --context "$context" "${detections[@]}" >"$work/result.jsonl" \
       || log "echo-load failed for $subject ($variant)"
   else
-    local before after wrk_cpu TIMEFORMAT='%3U %3S'
+    local before after machine_before machine_after wrk_cpu TIMEFORMAT='%3U %3S'
     before=$(cpu_ticks "$server_pid")
+    machine_before=$(machine_busy_ticks)
     { time wrk -t"$wrk_threads" -c"$connections" -d"${load_seconds}s" --latency "http://127.0.0.1:$server_port/" \
         >"$work/wrk.out" 2>&1 ; } 2>"$work/wrk.time" || log "wrk failed for $subject ($variant)"
     after=$(cpu_ticks "$server_pid" 2>/dev/null || echo "$before")
+    machine_after=$(machine_busy_ticks)
     wrk_cpu=$(awk '{ printf "%.3f", $1 + $2 }' "$work/wrk.time")
     sed 's/^/  wrk: /' "$work/wrk.out" >&2
     "$java" -jar "$bench_jar" wrk-report --input "$work/wrk.out" --connections "$connections" --threads "$wrk_threads" \
       --seconds "$load_seconds" --subject "$subject" --variant "$variant" --context "$context" \
       --server-cpu-seconds "$(awk -v t=$((after - before)) -v hz="$clock_ticks" 'BEGIN { printf "%.3f", t / hz }')" \
-      --client-cpu-seconds "$wrk_cpu" "${detections[@]}" >"$work/result.jsonl" \
+      --client-cpu-seconds "$wrk_cpu" \
+      --machine-cpu-seconds "$(awk -v t=$((machine_after - machine_before)) -v hz="$clock_ticks" 'BEGIN { printf "%.3f", t / hz }')" \
+      "${detections[@]}" >"$work/result.jsonl" \
       || log "wrk-report failed for $subject ($variant)"
   fi
   stop_server
