@@ -14,8 +14,8 @@
 #
 # Builds nothing: run `./build package -DskipTests` first (test-apps, agent, bench/network).
 # Server and load share the machine's cores: nothing is pinned, and each line's note says how many
-# cores the server, the client and the rest of the machine used, and the load average before the
-# server started (a busy "rest of the machine" means other processes took CPU from the run).
+# cores the server, the client and the rest of the machine used (a busy "rest of the machine" means
+# other processes took CPU from the run).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -72,8 +72,6 @@ log() { echo "run.sh: $*" >&2; }
 # parentheses may hold spaces, so fields are counted after it.
 cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 clock_ticks=$(getconf CLK_TCK)
-
-load_average() { cut -d' ' -f1 /proc/loadavg; }
 
 # Busy CPU time of the whole machine in clock ticks: all but idle and I/O wait (fields of /proc/stat's first line).
 machine_busy_ticks() { awk 'NR == 1 { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
@@ -136,7 +134,6 @@ emit_failure() { # workload subject variant rate_metric error
 measure() {
   local workload=$1 subject=$2 variant=$3
   shift 3
-  local context="load average $(load_average) before the server started"
   local detections=()
   [ "$variant" = agent ] && detections=(--server-stderr "$work/server.err")
   log "$subject ($variant): $workload"
@@ -149,7 +146,7 @@ measure() {
   if [ "$workload" = echo ]; then
     "$java" -jar "$bench_jar" echo-load --port "$server_port" --connections "$connections" --size "$message_bytes" \
       --seconds "$load_seconds" --warmup "$echo_warmup" --subject "$subject" --variant "$variant" \
-      --server-pid "$server_pid" --context "$context" "${detections[@]}" >"$work/result.jsonl" \
+      --server-pid "$server_pid" "${detections[@]}" >"$work/result.jsonl" \
       || log "echo-load failed for $subject ($variant)"
   else
     local before after machine_before machine_after wrk_cpu TIMEFORMAT='%3U %3S'
@@ -162,7 +159,7 @@ measure() {
     wrk_cpu=$(awk '{ printf "%.3f", $1 + $2 }' "$work/wrk.time")
     sed 's/^/  wrk: /' "$work/wrk.out" >&2
     "$java" -jar "$bench_jar" wrk-report --input "$work/wrk.out" --connections "$connections" --threads "$wrk_threads" \
-      --seconds "$load_seconds" --subject "$subject" --variant "$variant" --context "$context" \
+      --seconds "$load_seconds" --subject "$subject" --variant "$variant" \
       --server-cpu-seconds "$(awk -v t=$((after - before)) -v hz="$clock_ticks" 'BEGIN { printf "%.3f", t / hz }')" \
       --client-cpu-seconds "$wrk_cpu" \
       --machine-cpu-seconds "$(awk -v t=$((machine_after - machine_before)) -v hz="$clock_ticks" 'BEGIN { printf "%.3f", t / hz }')" \
@@ -193,8 +190,10 @@ peer_available() { # name script interpreter
 }
 
 log "JDK $java_home; $(nproc) cores shared by server and load; $($smoke && echo smoke: ) loads of ${load_seconds} s, echo warm-up ${echo_warmup} s, $rounds round(s)"
-if [ "$(awk '{ print ($1 > 0.5) }' /proc/loadavg)" = 1 ]; then
-  log "warning: load average $(load_average): other processes are busy, so every figure will be low"
+busy_before=$(machine_busy_ticks); sleep 2
+busy_cores=$(awk -v t=$(($(machine_busy_ticks) - busy_before)) -v hz="$clock_ticks" 'BEGIN { printf "%.2f", t / hz / 2 }')
+if awk -v c="$busy_cores" 'BEGIN { exit !(c > 0.2) }'; then
+  log "warning: before the run, other processes kept $busy_cores cores busy: the figures will be low (see \"rest of the machine\" in each note)"
 fi
 
 cd "$root"
