@@ -7,10 +7,11 @@
 # Subjects: loop-core (test-apps echo-server / http-server), loop-core with the agent (variant
 # "agent"), netty, asyncio and node (bench/peers/*_servers.*, or PEERS_DIR/*_servers.*; a missing
 # script or interpreter is noted on stderr and the subject skipped). Output: one JSON line per
-# measurement on stdout, in the benchmarks' shared format; progress and the servers' own stderr
-# on stderr. --smoke: 1 s loads, no echo warm-up (checks that everything runs, measures nothing
-# worth keeping). --rounds N (default 1): N passes over every subject, interleaved so that a
-# drift in the machine's load touches them all alike; each line then has N samples, their median.
+# measurement on stdout, in the benchmarks' shared format; progress and the servers' own stderr on
+# stderr. Each load follows a 3 s warm-up against the same server. --smoke: 1 s loads, no warm-up
+# (checks that everything runs, measures nothing worth keeping). --rounds N (default 1): N passes
+# over every subject, interleaved so that a drift in the machine's load touches them all alike;
+# each line then has N samples, their median.
 #
 # Builds nothing: run `./build package -DskipTests` first (test-apps, agent, bench/network).
 # Server and load share the machine's cores: nothing is pinned, and each line's note says how many
@@ -35,10 +36,13 @@ while [ $# -gt 0 ]; do
   shift
 done
 
+# Both workloads get the same warm-up before the measured load, so that the JVMs' JIT (and V8's)
+# has compiled the hot paths: a cold Netty HTTP server runs at a quarter of its speed in its first
+# second. The warm-up's figures are thrown away.
 if $smoke; then
-  load_seconds=1 echo_warmup=0
+  load_seconds=1 warmup_seconds=0
 else
-  load_seconds=10 echo_warmup=3
+  load_seconds=10 warmup_seconds=3
 fi
 connections=100 message_bytes=64 wrk_threads=2
 readonly ready_timeout_seconds=60
@@ -145,11 +149,15 @@ measure() {
   fi
   if [ "$workload" = echo ]; then
     "$java" -jar "$bench_jar" echo-load --port "$server_port" --connections "$connections" --size "$message_bytes" \
-      --seconds "$load_seconds" --warmup "$echo_warmup" --subject "$subject" --variant "$variant" \
+      --seconds "$load_seconds" --warmup "$warmup_seconds" --subject "$subject" --variant "$variant" \
       --server-pid "$server_pid" "${detections[@]}" >"$work/result.jsonl" \
       || log "echo-load failed for $subject ($variant)"
   else
     local before after machine_before machine_after wrk_cpu TIMEFORMAT='%3U %3S'
+    if [ "$warmup_seconds" -gt 0 ]; then
+      wrk -t"$wrk_threads" -c"$connections" -d"${warmup_seconds}s" "http://127.0.0.1:$server_port/" >/dev/null 2>&1 \
+        || log "the wrk warm-up failed for $subject ($variant)"
+    fi
     before=$(cpu_ticks "$server_pid")
     machine_before=$(machine_busy_ticks)
     { time wrk -t"$wrk_threads" -c"$connections" -d"${load_seconds}s" --latency "http://127.0.0.1:$server_port/" \
@@ -189,7 +197,7 @@ peer_available() { # name script interpreter
   if ! command -v "$3" >/dev/null 2>&1; then log "note: $3 is not installed: subject $1 skipped"; return 1; fi
 }
 
-log "JDK $java_home; $(nproc) cores shared by server and load; $($smoke && echo smoke: ) loads of ${load_seconds} s, echo warm-up ${echo_warmup} s, $rounds round(s)"
+log "JDK $java_home; $(nproc) cores shared by server and load; $($smoke && echo smoke: ) loads of ${load_seconds} s after a warm-up of ${warmup_seconds} s, $rounds round(s)"
 busy_before=$(machine_busy_ticks); sleep 2
 busy_cores=$(awk -v t=$(($(machine_busy_ticks) - busy_before)) -v hz="$clock_ticks" 'BEGIN { printf "%.2f", t / hz / 2 }')
 if awk -v c="$busy_cores" 'BEGIN { exit !(c > 0.2) }'; then
