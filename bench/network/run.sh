@@ -7,14 +7,16 @@
 # Subjects: loop-core (test-apps echo-server / http-server), loop-core with the agent (variant
 # "agent"), netty, asyncio and node (bench/peers/*_servers.*, or PEERS_DIR/*_servers.*; a missing
 # script or interpreter is noted on stderr and the subject skipped). Output: one JSON line per
-# measurement on stdout, in the benchmarks' shared format; progress and the servers' own stderr
-# on stderr. --smoke: 1 s loads, no echo warm-up (checks that everything runs, measures nothing
-# worth keeping). --rounds N (default 1): N passes over every subject, interleaved so that a
-# drift in the machine's load touches them all alike; each line then has N samples, their median.
+# measurement on stdout, in the benchmarks' shared format; progress and the servers' own stderr on
+# stderr. Each load follows a 3 s warm-up against the same server. --smoke: 1 s loads, no warm-up
+# (checks that everything runs, measures nothing worth keeping). --rounds N (default 1): N passes
+# over every subject, interleaved so that a drift in the machine's load touches them all alike;
+# each line then has N samples, their median.
 #
 # Builds nothing: run `./build package -DskipTests` first (test-apps, agent, bench/network).
 # Server and load share the machine's cores: nothing is pinned, and each line's note says how many
-# cores the server and the client used, and the load average before the server started.
+# cores the server, the client and the rest of the machine used (a busy "rest of the machine" means
+# other processes took CPU from the run).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,16 +30,19 @@ while [ $# -gt 0 ]; do
       rounds=${2:-}
       [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --rounds needs a positive number" >&2; exit 2; }
       shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument '$1' (usage: run.sh [--smoke] [--rounds N])" >&2; exit 2 ;;
   esac
   shift
 done
 
+# Both workloads get the same warm-up before the measured load, so that the JVMs' JIT (and V8's)
+# has compiled the hot paths: a cold Netty HTTP server runs at a quarter of its speed in its first
+# second. The warm-up's figures are thrown away.
 if $smoke; then
-  load_seconds=1 echo_warmup=0
+  load_seconds=1 warmup_seconds=0
 else
-  load_seconds=10 echo_warmup=3
+  load_seconds=10 warmup_seconds=3
 fi
 connections=100 message_bytes=64 wrk_threads=2
 readonly ready_timeout_seconds=60
@@ -72,7 +77,8 @@ log() { echo "run.sh: $*" >&2; }
 cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 clock_ticks=$(getconf CLK_TCK)
 
-load_average() { cut -d' ' -f1 /proc/loadavg; }
+# Busy CPU time of the whole machine in clock ticks: all but idle and I/O wait (fields of /proc/stat's first line).
+machine_busy_ticks() { awk 'NR == 1 { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
 
 # Starts "$@" as the server, waits for its "listening on 127.0.0.1:PORT" line; sets server_pid,
 # server_port, server_out, server_err. Returns 1 (with the reason on stderr) if it never says so.
@@ -132,7 +138,6 @@ emit_failure() { # workload subject variant rate_metric error
 measure() {
   local workload=$1 subject=$2 variant=$3
   shift 3
-  local context="load average $(load_average) before the server started"
   local detections=()
   [ "$variant" = agent ] && detections=(--server-stderr "$work/server.err")
   log "$subject ($variant): $workload"
@@ -144,21 +149,29 @@ measure() {
   fi
   if [ "$workload" = echo ]; then
     "$java" -jar "$bench_jar" echo-load --port "$server_port" --connections "$connections" --size "$message_bytes" \
-      --seconds "$load_seconds" --warmup "$echo_warmup" --subject "$subject" --variant "$variant" \
-      --server-pid "$server_pid" --context "$context" "${detections[@]}" >"$work/result.jsonl" \
+      --seconds "$load_seconds" --warmup "$warmup_seconds" --subject "$subject" --variant "$variant" \
+      --server-pid "$server_pid" "${detections[@]}" >"$work/result.jsonl" \
       || log "echo-load failed for $subject ($variant)"
   else
-    local before after wrk_cpu TIMEFORMAT='%3U %3S'
+    local before after machine_before machine_after wrk_cpu TIMEFORMAT='%3U %3S'
+    if [ "$warmup_seconds" -gt 0 ]; then
+      wrk -t"$wrk_threads" -c"$connections" -d"${warmup_seconds}s" "http://127.0.0.1:$server_port/" >/dev/null 2>&1 \
+        || log "the wrk warm-up failed for $subject ($variant)"
+    fi
     before=$(cpu_ticks "$server_pid")
+    machine_before=$(machine_busy_ticks)
     { time wrk -t"$wrk_threads" -c"$connections" -d"${load_seconds}s" --latency "http://127.0.0.1:$server_port/" \
         >"$work/wrk.out" 2>&1 ; } 2>"$work/wrk.time" || log "wrk failed for $subject ($variant)"
     after=$(cpu_ticks "$server_pid" 2>/dev/null || echo "$before")
+    machine_after=$(machine_busy_ticks)
     wrk_cpu=$(awk '{ printf "%.3f", $1 + $2 }' "$work/wrk.time")
     sed 's/^/  wrk: /' "$work/wrk.out" >&2
     "$java" -jar "$bench_jar" wrk-report --input "$work/wrk.out" --connections "$connections" --threads "$wrk_threads" \
-      --seconds "$load_seconds" --subject "$subject" --variant "$variant" --context "$context" \
+      --seconds "$load_seconds" --subject "$subject" --variant "$variant" \
       --server-cpu-seconds "$(awk -v t=$((after - before)) -v hz="$clock_ticks" 'BEGIN { printf "%.3f", t / hz }')" \
-      --client-cpu-seconds "$wrk_cpu" "${detections[@]}" >"$work/result.jsonl" \
+      --client-cpu-seconds "$wrk_cpu" \
+      --machine-cpu-seconds "$(awk -v t=$((machine_after - machine_before)) -v hz="$clock_ticks" 'BEGIN { printf "%.3f", t / hz }')" \
+      "${detections[@]}" >"$work/result.jsonl" \
       || log "wrk-report failed for $subject ($variant)"
   fi
   stop_server
@@ -184,9 +197,11 @@ peer_available() { # name script interpreter
   if ! command -v "$3" >/dev/null 2>&1; then log "note: $3 is not installed: subject $1 skipped"; return 1; fi
 }
 
-log "JDK $java_home; $(nproc) cores shared by server and load; $($smoke && echo smoke: ) loads of ${load_seconds} s, echo warm-up ${echo_warmup} s, $rounds round(s)"
-if [ "$(awk '{ print ($1 > 0.5) }' /proc/loadavg)" = 1 ]; then
-  log "warning: load average $(load_average): other processes are busy, so every figure will be low"
+log "JDK $java_home; $(nproc) cores shared by server and load; $($smoke && echo smoke: ) loads of ${load_seconds} s after a warm-up of ${warmup_seconds} s, $rounds round(s)"
+busy_before=$(machine_busy_ticks); sleep 2
+busy_cores=$(awk -v t=$(($(machine_busy_ticks) - busy_before)) -v hz="$clock_ticks" 'BEGIN { printf "%.2f", t / hz / 2 }')
+if awk -v c="$busy_cores" 'BEGIN { exit !(c > 0.2) }'; then
+  log "warning: before the run, other processes kept $busy_cores cores busy: the figures will be low (see \"rest of the machine\" in each note)"
 fi
 
 cd "$root"

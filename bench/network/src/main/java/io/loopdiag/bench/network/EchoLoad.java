@@ -110,7 +110,7 @@ final class EchoLoad {
 
     /** What one run measured: round trips completed in {@code elapsedNanos}, their times, and CPU use. */
     record Result(long messages, long elapsedNanos, LatencyHistogram latency, OptionalLong clientCpuNanos,
-                  OptionalLong serverCpuNanos) {
+                  OptionalLong serverCpuNanos, OptionalLong machineBusyNanos) {
         double messagesPerSecond() {
             return messages * 1e9 / elapsedNanos;
         }
@@ -119,6 +119,10 @@ final class EchoLoad {
             StringBuilder note = new StringBuilder("closed loop, one message in flight per connection; CPU over the measured time (2 cores shared by server and client):");
             serverCpuNanos.ifPresent(nanos -> note.append(String.format(" server %.2f cores,", nanos / (double) elapsedNanos)));
             clientCpuNanos.ifPresent(nanos -> note.append(String.format(" client %.2f cores,", nanos / (double) elapsedNanos)));
+            if (machineBusyNanos.isPresent() && serverCpuNanos.isPresent() && clientCpuNanos.isPresent()) {
+                long rest = machineBusyNanos.getAsLong() - serverCpuNanos.getAsLong() - clientCpuNanos.getAsLong();
+                note.append(String.format(" rest of the machine %.2f cores,", Math.max(0, rest) / (double) elapsedNanos));
+            }
             note.setLength(note.length() - 1);
             return note.toString();
         }
@@ -203,13 +207,15 @@ final class EchoLoad {
                 measuring = true;
                 OptionalLong clientCpuStart = ProcessCpu.self();
                 OptionalLong serverCpuStart = serverPid > 0 ? ProcessCpu.of(serverPid) : OptionalLong.empty();
+                OptionalLong machineStart = ProcessCpu.machineBusy();
                 long measureStart = System.nanoTime();
                 runUntil(measureStart + seconds * 1_000_000_000L);
                 long elapsed = System.nanoTime() - measureStart;
                 OptionalLong clientCpu = difference(clientCpuStart, ProcessCpu.self());
                 OptionalLong serverCpu = serverPid > 0 ? difference(serverCpuStart, ProcessCpu.of(serverPid)) : OptionalLong.empty();
+                OptionalLong machine = difference(machineStart, ProcessCpu.machineBusy());
                 drain();
-                return new Result(completed, elapsed, latency, clientCpu, serverCpu);
+                return new Result(completed, elapsed, latency, clientCpu, serverCpu, machine);
             } finally {
                 close();
             }

@@ -23,6 +23,7 @@ public final class Main {
                                        closed-loop echo load; JSON lines: msg/s, p50 and p99 in us
               wrk-report  --input FILE [--connections 100] [--threads 2] [--seconds 10]
                           [--subject S] [--variant V] [--server-cpu-seconds X] [--client-cpu-seconds X]
+                          [--machine-cpu-seconds X]
                           [--server-stderr FILE] [--context TEXT]
                                        wrk --latency output as JSON lines: req/s, p50 and p99 in us
               merge                    JSON lines of several rounds on stdin: one line per measurement,

@@ -26,6 +26,25 @@ final class ProcessCpu {
         return OptionalLong.empty();
     }
 
+    /**
+     * The CPU time the whole machine has spent busy (user, nice, system, interrupts, steal: all but
+     * idle and I/O wait) from {@code /proc/stat}, or empty if unreadable. Less the server's and the
+     * client's, it is what other processes and the kernel's interrupt work took meanwhile.
+     */
+    static OptionalLong machineBusy() {
+        try {
+            String[] fields = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            // cpu user nice system idle iowait irq softirq steal ...
+            long busy = 0;
+            for (int i : new int[] {1, 2, 3, 6, 7, 8}) {
+                busy += Long.parseLong(fields[i]);
+            }
+            return OptionalLong.of(busy * NANOS_PER_TICK);
+        } catch (IOException | RuntimeException e) {
+            return OptionalLong.empty();
+        }
+    }
+
     /** The user plus system time of process {@code pid} from {@code /proc/PID/stat}, or empty if unreadable. */
     static OptionalLong of(long pid) {
         try {

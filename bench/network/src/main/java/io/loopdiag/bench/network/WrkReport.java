@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  */
 final class WrkReport {
     static final String[] OPTIONS = {"input", "connections", "threads", "seconds", "subject", "variant",
-        "server-cpu-seconds", "client-cpu-seconds", "server-stderr", "context"};
+        "server-cpu-seconds", "client-cpu-seconds", "machine-cpu-seconds", "server-stderr", "context"};
     private static final String WORKLOAD = "http";
 
     private static final Pattern REQUESTS_PER_SECOND = Pattern.compile("^Requests/sec:\\s+([0-9.]+)\\s*$", Pattern.MULTILINE);
@@ -46,17 +46,42 @@ final class WrkReport {
         if (detections != null) {
             params.put("detections", detections.count());
         }
+        Cpu cpu = new Cpu(options.decimal("server-cpu-seconds"), options.decimal("client-cpu-seconds"),
+                options.decimal("machine-cpu-seconds"));
         List<Measurement> lines = parse(Files.readString(input), options.string("subject", "unknown"),
-                options.string("variant", "default"), params, options.decimal("server-cpu-seconds"),
-                options.decimal("client-cpu-seconds"), detections, options.string("context", null));
+                options.string("variant", "default"), params, cpu, detections, options.string("context", null));
         lines.forEach(line -> out.println(line.toJson()));
         out.flush();
         return lines.get(0).error() == null ? Main.EXIT_OK : Main.EXIT_FAILED;
     }
 
+    /** CPU seconds over the wrk run, each null when unknown: the server's, wrk's, and the whole machine's busy time. */
+    record Cpu(Double serverSeconds, Double clientSeconds, Double machineSeconds) {
+        static final Cpu UNKNOWN = new Cpu(null, null, null);
+
+        /** The note's CPU sentence for a run of {@code elapsedSeconds}, or null if nothing is known. */
+        String describe(double elapsedSeconds) {
+            if (serverSeconds == null && clientSeconds == null) {
+                return null;
+            }
+            StringBuilder cpu = new StringBuilder("CPU over the run (2 cores shared by server and client):");
+            if (serverSeconds != null) {
+                cpu.append(String.format(" server %.2f cores,", serverSeconds / elapsedSeconds));
+            }
+            if (clientSeconds != null) {
+                cpu.append(String.format(" wrk %.2f cores,", clientSeconds / elapsedSeconds));
+            }
+            if (machineSeconds != null && serverSeconds != null && clientSeconds != null) {
+                double rest = Math.max(0, machineSeconds - serverSeconds - clientSeconds);
+                cpu.append(String.format(" rest of the machine %.2f cores,", rest / elapsedSeconds));
+            }
+            cpu.setLength(cpu.length() - 1);
+            return cpu.toString();
+        }
+    }
+
     static List<Measurement> parse(String wrk, String subject, String variant, Map<String, Object> params,
-                                   Double serverCpuSeconds, Double clientCpuSeconds, Detections detections,
-                                   String context) {
+                                   Cpu cpu, Detections detections, String context) {
         Map<String, Object> p50 = Measurement.with(params, "percentile", 50);
         Map<String, Object> p99 = Measurement.with(params, "percentile", 99);
         Matcher rate = REQUESTS_PER_SECOND.matcher(wrk);
@@ -78,16 +103,9 @@ final class WrkReport {
             if (requests == 0) {
                 error = "wrk completed no request";
             }
-            if (serverCpuSeconds != null || clientCpuSeconds != null) {
-                StringBuilder cpu = new StringBuilder("CPU over the run (2 cores shared by server and client):");
-                if (serverCpuSeconds != null) {
-                    cpu.append(String.format(" server %.2f cores,", serverCpuSeconds / elapsedSeconds));
-                }
-                if (clientCpuSeconds != null) {
-                    cpu.append(String.format(" wrk %.2f cores,", clientCpuSeconds / elapsedSeconds));
-                }
-                cpu.setLength(cpu.length() - 1);
-                notes.add(cpu.toString());
+            String cpuNote = cpu.describe(elapsedSeconds);
+            if (cpuNote != null) {
+                notes.add(cpuNote);
             }
         }
         Matcher socketErrors = SOCKET_ERRORS.matcher(wrk);

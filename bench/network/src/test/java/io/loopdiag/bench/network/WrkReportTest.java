@@ -40,7 +40,8 @@ class WrkReportTest {
 
     @Test
     void wrkOutputBecomesThroughputAndTwoPercentiles() throws Exception {
-        List<Measurement> lines = WrkReport.parse(WRK, "netty", "default", params(), 9.5, 10.2, null, "load average 0.10");
+        List<Measurement> lines = WrkReport.parse(WRK, "netty", "default", params(),
+                new WrkReport.Cpu(9.5, 10.2, 20.5), null, "load average 0.10");
         assertEquals(3, lines.size());
         JsonNode rate = JSON.readTree(lines.get(0).toJson());
         assertEquals("http", rate.get("workload").asText());
@@ -51,7 +52,8 @@ class WrkReportTest {
         assertTrue(rate.get("error").isNull());
         assertEquals(100, rate.get("params").get("connections").asInt());
         String note = rate.get("note").asText();
-        assertTrue(note.contains("server 0.95 cores") && note.contains("wrk 1.02 cores"), note);
+        assertTrue(note.contains("server 0.95 cores") && note.contains("wrk 1.02 cores")
+                && note.contains("rest of the machine 0.08 cores"), note);
         assertTrue(note.contains("read 12") && note.endsWith("load average 0.10"), note);
 
         JsonNode p50 = JSON.readTree(lines.get(1).toJson());
@@ -66,7 +68,7 @@ class WrkReportTest {
     @Test
     void outputThatIsNotWrksIsAnErrorOnEveryLine() throws Exception {
         List<Measurement> lines = WrkReport.parse("unable to connect to 127.0.0.1:1 Connection refused\n",
-                "asyncio", "default", params(), null, null, null, null);
+                "asyncio", "default", params(), WrkReport.Cpu.UNKNOWN, null, null);
         for (Measurement line : lines) {
             JsonNode json = JSON.readTree(line.toJson());
             assertTrue(json.get("median").isNull());
@@ -77,14 +79,14 @@ class WrkReportTest {
 
     @Test
     void detectionsAreCountedAndAMissingAgentIsAnError() {
-        List<Measurement> healthy = WrkReport.parse(WRK, "loop-core", "agent", params(), null, null,
+        List<Measurement> healthy = WrkReport.parse(WRK, "loop-core", "agent", params(), WrkReport.Cpu.UNKNOWN,
                 new Detections(0, true, null), null);
         assertNull(healthy.get(0).error());
-        List<Measurement> noted = WrkReport.parse(WRK, "loop-core", "agent", params(), null, null,
+        List<Measurement> noted = WrkReport.parse(WRK, "loop-core", "agent", params(), WrkReport.Cpu.UNKNOWN,
                 new Detections(2, true, "loopdiag: blocking-call on loop 'x': ..."), null);
         assertNull(noted.get(0).error());
         assertTrue(noted.get(0).note().contains("2 detection(s)"), noted.get(0).note());
-        List<Measurement> unloaded = WrkReport.parse(WRK, "loop-core", "agent", params(), null, null,
+        List<Measurement> unloaded = WrkReport.parse(WRK, "loop-core", "agent", params(), WrkReport.Cpu.UNKNOWN,
                 new Detections(0, false, null), null);
         assertEquals("the agent did not say it loaded", unloaded.get(0).error());
     }
