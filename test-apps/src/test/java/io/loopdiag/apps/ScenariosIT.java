@@ -36,8 +36,9 @@ class ScenariosIT {
             "blocking-sleep", "blocking-wait", "blocking-park", "blocking-future", "blocking-queue",
             "blocking-lock", "blocking-socket", "blocking-file", "blocking-process", "blocking-dns",
             "never-awaited", "lost-exception");
-    /** These run until killed; EchoServerIT covers echo-server. */
-    private static final List<String> ENDLESS = List.of("echo-server", "loop-stall", "stuck-service", "await-deadlock", "no-loop");
+    /** These run until killed; EchoServerIT covers echo-server, HttpServerIT http-server. */
+    private static final List<String> ENDLESS = List.of("echo-server", "http-server", "loop-stall", "stuck-service",
+            "await-deadlock", "no-loop", "many-tasks");
 
     static List<String> finiteScenarios() {
         return FINITE;
@@ -77,7 +78,7 @@ class ScenariosIT {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"loop-stall, loop-stall spinning", "stuck-service, stuck-service ready", "await-deadlock, await-deadlock ready",
-        "no-loop, no-loop ready"})
+        "no-loop, no-loop ready", "many-tasks, many-tasks ready"})
     void anEndlessScenarioSaysItIsReadyAndNeverExits(String name, String firstLine) throws Exception {
         Process child = scenario(name).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try {
