@@ -47,7 +47,8 @@ import java.util.function.Consumer;
  *
  * <p>The loop runs on a virtual thread ({@link #runForever()} called from a platform thread
  * starts one and joins it), and each {@link Task} on a virtual thread of its own; exactly one of
- * them holds the baton and runs at a time. The loop's methods may be called only by the thread
+ * them holds the baton and runs at a time. Where the JDK allows it, all of them are carried by one
+ * platform thread of the loop's own ({@link LoopCarrier}). The loop's methods may be called only by the thread
  * holding the baton (the loop's or the running task's) or, while the loop is not running, by any
  * one thread; other threads use {@link #callSoonThreadsafe}. A wrong-thread call throws
  * {@link IllegalStateException} at once. The {@code snapshot} and {@code is*} queries may be called
@@ -107,6 +108,8 @@ public final class EventLoop implements AutoCloseable {
     @SuppressWarnings("unused") // through WAKEUP_NEEDED: true while the loop may block in select
     private volatile boolean wakeupNeeded;
 
+    /** Carries the loop's and its tasks' virtual threads; null when the JDK does not allow it. */
+    private final LoopCarrier carrier;
     /** The thread running {@link #runForever()}, or null when the loop is not running. */
     private volatile Thread loopThread;
     /** The thread allowed to run loop code now: the loop's, or the task it handed the baton to. */
@@ -149,6 +152,7 @@ public final class EventLoop implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open a selector", e);
         }
+        this.carrier = LoopCarrier.open(this.name);
         this.clockStampNanos = clock.nanoTime();
         this.ref = new LoopRef(this);
         purgeCollected(COLLECTED_LOOPS, LOOPS);
@@ -284,13 +288,17 @@ public final class EventLoop implements AutoCloseable {
 
     private void runOnVirtualThread() {
         Throwable[] failure = new Throwable[1];
-        Thread thread = Thread.ofVirtual().name("loopdiag-loop-" + name).start(() -> {
+        Runnable body = () -> {
             try {
                 runForever();
             } catch (Throwable t) {
                 failure[0] = t;
             }
-        });
+        };
+        String threadName = "loopdiag-loop-" + name;
+        Thread thread = carrier == null ? Thread.ofVirtual().name(threadName).unstarted(body)
+                : carrier.newThread(threadName, body);
+        thread.start();
         boolean interrupted = false;
         while (true) {
             try {
@@ -379,6 +387,9 @@ public final class EventLoop implements AutoCloseable {
         }
         if (defaultExecutor != null) {
             defaultExecutor.shutdown();
+        }
+        if (carrier != null) {
+            carrier.close();
         }
         LOOPS.remove(ref);
     }
@@ -550,6 +561,9 @@ public final class EventLoop implements AutoCloseable {
         currentTask = task;
         batonHolder = taskThread;
         if (start) {
+            if (carrier != null) {
+                carrier.adopt(taskThread); // created on the loop's thread, it has the loop's scheduler
+            }
             taskThread.start();
         } else {
             LockSupport.unpark(taskThread);
@@ -561,6 +575,9 @@ public final class EventLoop implements AutoCloseable {
     /** Task side: gives the baton back to the loop and, unless {@code finished}, waits for it again. */
     void yieldToLoop(boolean finished) {
         Thread loop = loopThread;
+        if (finished && carrier != null) {
+            carrier.release(Thread.currentThread());
+        }
         batonHolder = loop;
         LockSupport.unpark(loop);
         if (!finished) {

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -20,6 +21,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * kotlinx: a dispatch on a single-thread dispatcher. Score: ns per callback.
  */
 @State(Scope.Benchmark)
+@Fork(jvmArgsAppend = Results.LOOP_CORE_SETUP)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class CallbackChain {

@@ -8,6 +8,7 @@ import io.loopdiag.loop.EventLoop;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -22,6 +23,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * create and await.
  */
 @State(Scope.Benchmark)
+@Fork(jvmArgsAppend = Results.LOOP_CORE_SETUP)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class CreateAwait {

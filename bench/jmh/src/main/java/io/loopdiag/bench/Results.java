@@ -6,6 +6,12 @@ import java.util.stream.Collectors;
 
 /** One measurement as a line of the shared JSON Lines format that {@code bench/run} collects. */
 final class Results {
+    /**
+     * loop-core's fast setup, in every fork that runs loop-core: {@code java.lang} opened, so that each
+     * loop gets its own carrier thread ({@code LoopCarrier}). The other subjects ignore it.
+     */
+    static final String LOOP_CORE_SETUP = "--add-opens=java.base/java.lang=ALL-UNNAMED";
+
     private Results() {
     }
 

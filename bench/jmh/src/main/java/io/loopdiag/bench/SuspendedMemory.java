@@ -47,7 +47,9 @@ public final class SuspendedMemory {
         double[] heap = new double[samples];
         double[] rss = new double[samples];
         for (int i = 0; i < samples; i++) {
-            List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow()));
+            // loop-core's fast setup, as in every loop-core benchmark: the loop's own carrier thread.
+            List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                    "--add-opens=java.base/java.lang=ALL-UNNAMED"));
             if (agent != null) {
                 command.add("-javaagent:" + agent + "=log=off");
             }

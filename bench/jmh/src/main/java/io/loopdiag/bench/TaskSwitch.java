@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -27,6 +28,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * {@code yield()}). Score: ns per switch.
  */
 @State(Scope.Benchmark)
+@Fork(jvmArgsAppend = Results.LOOP_CORE_SETUP)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class TaskSwitch {

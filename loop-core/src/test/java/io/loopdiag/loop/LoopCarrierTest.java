@@ -1,0 +1,80 @@
+package io.loopdiag.loop;
+
+import static io.loopdiag.loop.Async.await;
+import static io.loopdiag.loop.Async.sleep;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The loop's own carrier thread (loop-core's tests run with {@code java.lang} opened, as the pom
+ * says). A mounted virtual thread's {@code toString} ends with {@code @} and its carrier's name.
+ */
+@Timeout(value = 10, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class LoopCarrierTest {
+    @RegisterExtension
+    final TestLoop test = new TestLoop();
+    private final EventLoop loop = test.loop;
+
+    @Test
+    void theLoopAndItsTasksRunOnTheLoopsOwnCarrier() throws Exception {
+        String[] seen = new String[2];
+        loop.callSoon(() -> seen[0] = Thread.currentThread().toString());
+        test.run(() -> seen[1] = Thread.currentThread().toString());
+        assertTrue(seen[0].endsWith("@loopdiag-carrier-test"), seen[0]);
+        assertTrue(seen[1].endsWith("@loopdiag-carrier-test"), seen[1]);
+    }
+
+    @Test
+    void aVirtualThreadStartedFromATaskRunsBesideTheLoopNotInItsPlace() throws Exception {
+        // On the loop's carrier, the spinning thread would keep the loop from ever running again.
+        AtomicBoolean released = new AtomicBoolean();
+        AtomicReference<String> spinner = new AtomicReference<>();
+        Thread thread = test.run(() -> {
+            Thread started = Thread.ofVirtual().start(() -> {
+                spinner.set(Thread.currentThread().toString());
+                while (!released.get()) {
+                    Thread.onSpinWait();
+                }
+            });
+            while (spinner.get() == null) {
+                sleep(Duration.ZERO);
+            }
+            released.set(true);
+            return started;
+        });
+        thread.join();
+        assertFalse(spinner.get().contains("loopdiag-carrier"), spinner.get());
+    }
+
+    @Test
+    void aTaskSuspendedWhenTheLoopStopsResumesInTheNextRun() throws Exception {
+        Future<String> gate = loop.createFuture();
+        Task<String> waiter = loop.createTask("waiter", () -> await(gate) + "!");
+        test.run(() -> {
+            sleep(Duration.ZERO);
+            return null;
+        });
+        assertFalse(waiter.isDone());
+        loop.callSoon(() -> gate.setResult("resumed"));
+        assertEquals("resumed!", loop.runUntilComplete(waiter));
+    }
+
+    @Test
+    void withTheSharedSchedulerAskedForTasksRunOnTheJdksCarriers() throws Exception {
+        System.setProperty("loopdiag.sharedScheduler", "true");
+        try (EventLoop shared = new EventLoop("shared", LoopClock.virtual())) {
+            String seen = shared.runUntilComplete(shared.createTask("t", () -> Thread.currentThread().toString()));
+            assertTrue(seen.contains("@ForkJoinPool"), seen);
+        } finally {
+            System.clearProperty("loopdiag.sharedScheduler");
+        }
+    }
+}
