@@ -7,9 +7,10 @@ import java.lang.reflect.Field;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One platform thread that carries a running loop's virtual thread and its tasks' virtual threads,
@@ -30,22 +31,25 @@ import java.util.concurrent.TimeUnit;
  */
 final class LoopCarrier implements Executor {
     private static final Access ACCESS = Access.find();
-
     /** An idle carrier's platform thread ends after this long, and a new one starts when needed. */
-    private static final long IDLE_SECONDS = 10;
+    private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private final ThreadPoolExecutor thread;
+    private final String threadName;
     /** The {@code runContinuation} of each adopted virtual thread: what the JDK hands to {@link #execute}. */
     private final Set<Runnable> adopted = ConcurrentHashMap.newKeySet();
+    /**
+     * Continuations to run, in order. Lock-free on purpose: {@link #execute} runs on the loop's
+     * thread at every baton hand-off, where a lock would be a blocking call for the agent to check.
+     */
+    private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
+    /** Whether a platform thread is carrying (or about to); set by whoever starts one. */
+    private final AtomicBoolean hasThread = new AtomicBoolean();
+    /** The carrying thread, while it parks for want of work (the producer must wake it). */
+    private volatile Thread idle;
+    private volatile boolean closed;
 
     private LoopCarrier(String name) {
-        thread = new ThreadPoolExecutor(1, 1, IDLE_SECONDS, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), work -> {
-            Thread carrier = new Thread(work, "loopdiag-carrier-" + name);
-            carrier.setDaemon(true);
-            return carrier;
-        });
-        // A loop that is never closed must not keep a platform thread for ever.
-        thread.allowCoreThreadTimeOut(true);
+        threadName = "loopdiag-carrier-" + name;
     }
 
     /** A new carrier, or null when the JDK does not let loop-core choose a virtual thread's scheduler. */
@@ -54,8 +58,8 @@ final class LoopCarrier implements Executor {
     }
 
     /** An unstarted virtual thread on this carrier, adopted. */
-    Thread newThread(String threadName, Runnable body) {
-        Thread thread = ACCESS.builder(this).name(threadName).unstarted(body);
+    Thread newThread(String name, Runnable body) {
+        Thread thread = ACCESS.builder(this).name(name).unstarted(body);
         adopt(thread);
         return thread;
     }
@@ -70,18 +74,65 @@ final class LoopCarrier implements Executor {
         adopted.remove(ACCESS.runContinuation(virtualThread));
     }
 
+    /** Called by the JDK to mount a virtual thread whose scheduler this is. */
     @Override
     public void execute(Runnable continuation) {
-        if (adopted.contains(continuation)) {
-            thread.execute(continuation);
-        } else {
+        if (closed || !adopted.contains(continuation)) {
             ACCESS.sharedScheduler.execute(continuation);
+            return;
+        }
+        queue.offer(continuation);
+        // The common case, a hand-off on this carrier, needs no wake-up: the carrier is busy
+        // running the caller and polls the queue before it parks.
+        Thread sleeper = idle;
+        if (sleeper != null) {
+            LockSupport.unpark(sleeper);
+        } else if (!hasThread.get() && hasThread.compareAndSet(false, true)) {
+            Thread.ofPlatform().daemon().name(threadName).start(this::carry);
         }
     }
 
-    /** Stops the platform thread once the work queued on it is done (the loop closes). */
+    /** The platform thread's body: runs continuations until idle for {@link #IDLE_NANOS} or closed. */
+    private void carry() {
+        Thread me = Thread.currentThread();
+        while (true) {
+            Runnable next = queue.poll();
+            if (next == null) {
+                idle = me;
+                long idleUntil = System.nanoTime() + IDLE_NANOS;
+                // Polled again after idle is set: what was offered before a producer saw it is not slept on.
+                while ((next = queue.poll()) == null && !closed) {
+                    long leftNanos = idleUntil - System.nanoTime();
+                    if (leftNanos <= 0) {
+                        break;
+                    }
+                    LockSupport.parkNanos(this, leftNanos);
+                }
+                idle = null;
+                if (next == null) {
+                    hasThread.set(false);
+                    // Offered after the poll but before hasThread went false: carry on, unless a new thread does.
+                    if (queue.isEmpty() || !hasThread.compareAndSet(false, true)) {
+                        return;
+                    }
+                    continue;
+                }
+            }
+            try {
+                next.run();
+            } catch (Throwable t) {
+                me.getUncaughtExceptionHandler().uncaughtException(me, t);
+            }
+        }
+    }
+
+    /** The loop closed: its thread ends once idle, and anything scheduled later goes to the JDK. */
     void close() {
-        thread.shutdown();
+        closed = true;
+        Thread sleeper = idle;
+        if (sleeper != null) {
+            LockSupport.unpark(sleeper);
+        }
     }
 
     /** The JDK internals this needs, found once; null when any of them is missing or closed. */
