@@ -88,8 +88,11 @@ final class ControlServer implements Runnable {
         while (server.isOpen()) {
             try (SocketChannel client = server.accept()) {
                 serve(client);
-            } catch (IOException | RuntimeException e) {
-                // One client's trouble (it left, it sent nonsense) is not the server's: go on.
+            } catch (IOException e) {
+                // The client left, or sent nonsense: that is its trouble, not the server's.
+            } catch (RuntimeException | LinkageError e) {
+                // Ours (a loop-core in the application older than the agent, say): said, and served on.
+                System.err.println("loopdiag: a request to the agent failed (" + Text.printable(String.valueOf(e)) + "); dumps go on");
             }
         }
     }

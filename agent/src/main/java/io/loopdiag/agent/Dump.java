@@ -9,17 +9,15 @@ import io.loopdiag.loop.Task;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The JSON dump of every loop in this JVM ({@code schema: loopdiag-dump/1}), taken on the
  * agent's own thread from loop-core's snapshots: it neither stops nor waits for the loops, so a
- * stuck loop is dumped too. Written as a stream, task by task, so that 100,000 tasks cost no
- * tree in memory. Durations are in milliseconds, measured on each loop's clock at the moment its
- * snapshot was taken.
+ * stuck loop is dumped too. Written as a stream, task by task as their stacks are walked, so
+ * that 100,000 tasks cost neither a tree nor a list of stacks in memory. Durations are in
+ * milliseconds, measured on each loop's clock at the moment its snapshot was taken.
  */
 final class Dump {
     static final String SCHEMA = "loopdiag-dump/1";
@@ -50,7 +48,8 @@ final class Dump {
     }
 
     private static void writeLoop(JsonGenerator json, EventLoop loop, boolean withStacks) throws IOException {
-        LoopSnapshot snapshot = loop.snapshot(withStacks);
+        List<Task<?>> tasks = loop.allTasks();
+        LoopSnapshot snapshot = LoopSnapshot.withoutTasks(loop, withStacks);
         long now = snapshot.takenAtNanos();
         json.writeStartObject();
         json.writeNumberField("id", snapshot.loopId());
@@ -60,7 +59,7 @@ final class Dump {
         json.writeNumberField("readyCount", snapshot.readyCount());
         json.writeNumberField("timerCount", snapshot.timerCount());
         json.writeNumberField("dispatchCount", snapshot.dispatchCount());
-        json.writeNumberField("taskCount", snapshot.tasks().size());
+        json.writeNumberField("taskCount", tasks.size());
         LoopSnapshot.RunningCallback running = snapshot.running();
         if (running == null) {
             json.writeNullField("running");
@@ -73,14 +72,8 @@ final class Dump {
             json.writeEndObject();
         }
         if (withStacks) {
-            Map<Long, Task<?>> tasksById = new HashMap<>();
-            for (Task<?> task : loop.allTasks()) {
-                tasksById.put(task.id(), task);
-            }
             json.writeArrayFieldStart("tasks");
-            for (LoopSnapshot.TaskSnapshot task : snapshot.tasks()) {
-                writeTask(json, task, tasksById.get(task.id()), now);
-            }
+            LoopSnapshot.eachTask(tasks, true, (live, task) -> writeTask(json, task, live, now));
             json.writeEndArray();
         }
         json.writeEndObject();

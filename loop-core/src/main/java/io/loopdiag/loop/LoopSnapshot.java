@@ -1,5 +1,6 @@
 package io.loopdiag.loop;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -13,7 +14,7 @@ import java.util.List;
  * @param state         {@code running}, {@code idle} (open, not running) or {@code closed}
  * @param takenAtNanos  the loop's clock when the snapshot was taken
  * @param running       the callback being dispatched now, or null
- * @param tasks         tasks that are not done, by id
+ * @param tasks         tasks that are not done, by id; empty from {@link #withoutTasks}
  */
 public record LoopSnapshot(long loopId, String name, String state, String threadName, long takenAtNanos,
                            int readyCount, int timerCount, long dispatchCount, RunningCallback running,
@@ -54,21 +55,53 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
     public record Awaiting(String kind, String description, long taskId, long deadlineNanos) {
     }
 
-    /** Tasks past which stacks are taken in parallel (the common pool): below it, forking costs more than it saves. */
-    private static final int PARALLEL_FROM = 1_000;
+    /** Tasks whose stacks are walked together; a loop with fewer walks them on the calling thread alone, where forking costs more than it saves. */
+    private static final int CHUNK = 1_024;
 
     static LoopSnapshot of(EventLoop loop, boolean withStacks) {
+        List<Task<?>> all = loop.allTasks();
+        LoopSnapshot snapshot = withoutTasks(loop, withStacks);
+        List<TaskSnapshot> tasks = new ArrayList<>(all.size());
+        eachTask(all, withStacks, (task, taken) -> tasks.add(taken));
+        return new LoopSnapshot(snapshot.loopId, snapshot.name, snapshot.state, snapshot.threadName, snapshot.takenAtNanos,
+                snapshot.readyCount, snapshot.timerCount, snapshot.dispatchCount, snapshot.running, List.copyOf(tasks));
+    }
+
+    /**
+     * The picture of {@code loop} without its tasks ({@link #tasks} is empty), for a caller that
+     * takes them with {@link #eachTask} as it writes them out. Any thread.
+     */
+    public static LoopSnapshot withoutTasks(EventLoop loop, boolean withStack) {
         long now = loop.clock().nanoTime();
         Thread thread = loop.thread();
         String state = loop.isClosed() ? "closed" : thread != null ? "running" : "idle";
-        RunningCallback running = runningCallback(loop, withStacks);
-        List<Task<?>> all = loop.allTasks();
-        // A stack walk of a parked virtual thread costs about 8 us here, so 100,000 of them are spread over the cores.
-        List<TaskSnapshot> tasks = withStacks && all.size() > PARALLEL_FROM
-                ? all.parallelStream().map(task -> taskSnapshot(task, true)).toList()
-                : all.stream().map(task -> taskSnapshot(task, withStacks)).toList();
         return new LoopSnapshot(loop.id(), loop.name(), state, thread != null ? thread.getName() : null, now,
-                loop.readyCount(), loop.timerCount(), loop.dispatchCount(), running, tasks);
+                loop.readyCount(), loop.timerCount(), loop.dispatchCount(), runningCallback(loop, withStack), List.of());
+    }
+
+    /**
+     * Takes the snapshot of each of {@code tasks} (from {@link EventLoop#allTasks}) and hands it
+     * to {@code action} with its task, in order, keeping none: a dump of 100,000 tasks holds one
+     * chunk of stacks at a time, so what it allocates dies young and the collector's pauses stay
+     * short for the loop being dumped. A stack walk of a parked virtual thread costs about 8 us
+     * here, so each chunk's stacks are walked on the calling thread and the common pool together.
+     */
+    public static <E extends Exception> void eachTask(List<Task<?>> tasks, boolean withStacks, TaskAction<E> action) throws E {
+        for (int from = 0; from < tasks.size(); from += CHUNK) {
+            List<Task<?>> chunk = tasks.subList(from, Math.min(from + CHUNK, tasks.size()));
+            List<TaskSnapshot> taken = withStacks && tasks.size() > CHUNK
+                    ? chunk.parallelStream().map(task -> taskSnapshot(task, true)).toList()
+                    : chunk.stream().map(task -> taskSnapshot(task, withStacks)).toList();
+            for (int i = 0; i < taken.size(); i++) {
+                action.accept(chunk.get(i), taken.get(i));
+            }
+        }
+    }
+
+    /** What {@link #eachTask} does with each task's snapshot; it may throw, which ends the walk. */
+    @FunctionalInterface
+    public interface TaskAction<E extends Exception> {
+        void accept(Task<?> task, TaskSnapshot snapshot) throws E;
     }
 
     /** The callback {@code loop} is dispatching now, or null; the cheap part of a snapshot, for watchdogs. */

@@ -92,6 +92,40 @@ class SnapshotTest {
         assertEquals("worker", main.awaiting().kind());
     }
 
+    @Test
+    void manyTasksComeInOrderEachWithItsOwnStack() throws Exception {
+        int count = 2_500; // more than two chunks of stack walks, the last one partial
+        CountDownLatch ready = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<Void> never = loop.createFuture();
+        LoopSnapshot snapshot = snapshotWhile(() -> {
+            List<Task<Void>> waiters = new java.util.ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                waiters.add(Async.createTask("waiter-" + i, () -> awaitNever(never)));
+            }
+            sleep(Duration.ZERO);
+            Async.toThread(() -> {
+                ready.countDown();
+                release.await();
+                return null;
+            });
+            waiters.forEach(Task::cancel);
+            return null;
+        }, ready, release);
+
+        List<LoopSnapshot.TaskSnapshot> waiters = snapshot.tasks().stream().filter(t -> t.name().startsWith("waiter-")).toList();
+        assertEquals(count, waiters.size());
+        for (int i = 0; i < count; i++) {
+            LoopSnapshot.TaskSnapshot waiter = waiters.get(i);
+            assertEquals("waiter-" + i, waiter.name(), "in creation order");
+            assertEquals("awaitNever", waiter.stack().get(1).getMethodName(), "waiter-" + i + "'s own stack");
+        }
+    }
+
+    private static Void awaitNever(Future<Void> never) throws Exception {
+        return await(never);
+    }
+
     private static void sleepForAnHour() throws Exception {
         sleep(Duration.ofHours(1));
     }
