@@ -60,6 +60,12 @@ final class LiveChild implements AutoCloseable {
         assertEquals(expected, stdout.readLine(), () -> "stderr so far:\n" + stderr);
     }
 
+    /** The next line on stdout, checked to start with {@code prefix}. */
+    void expectLineStarting(String prefix) throws IOException {
+        String line = stdout.readLine();
+        assertTrue(line != null && line.startsWith(prefix), () -> "expected '" + prefix + "...', got '" + line + "'; stderr:\n" + stderr);
+    }
+
     /** Sends {@code line} and waits for its answer {@code blocked LINE} (blocking-on-cue). */
     void cue(int line) throws IOException {
         stdin.println(line);
