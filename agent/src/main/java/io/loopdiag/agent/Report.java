@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -56,13 +57,15 @@ final class Report {
             Path directory = path.toAbsolutePath().getParent();
             Files.createDirectories(directory, FOLDER);
             if (Files.isDirectory(path)) {
-                return path + " is a directory";
+                return Text.excerpt(path.toString()) + " is a directory";
             }
             Files.delete(Files.createTempFile(directory, "." + path.getFileName(), ".tmp", FILE));
             return null;
         } catch (IOException | RuntimeException e) {
-            return "cannot write in " + path.toAbsolutePath().getParent() + " (" + e.getClass().getSimpleName()
-                    + (e.getMessage() != null ? ": " + e.getMessage() : "") + ")";
+            // A FileSystemException's message repeats the path; its reason alone says what is wrong.
+            String reason = e instanceof FileSystemException f && f.getReason() != null ? f.getReason() : e.getMessage();
+            return "cannot write in " + Text.excerpt(path.toAbsolutePath().getParent().toString()) + " ("
+                    + e.getClass().getSimpleName() + (reason != null ? ": " + Text.excerpt(reason) : "") + ")";
         }
     }
 
