@@ -51,15 +51,18 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
                 throw refused("an empty option (two commas in a row, or a comma at an end)", text);
             }
             if (equals < 0) {
-                throw refused("option '" + Text.printable(pair) + "' has no value (expected key=value)", text);
+                throw refused("option '" + Text.excerpt(pair) + "' has no value (expected key=value)", text);
             }
             String key = pair.substring(0, equals).trim();
             String value = pair.substring(equals + 1).trim();
+            if (key.isEmpty()) {
+                throw refused("an option without a name ('" + Text.excerpt(pair) + "', expected key=value)", text);
+            }
             if (!seen.add(key)) {
-                throw refused("option '" + Text.printable(key) + "' is given twice", text);
+                throw refused("option '" + Text.excerpt(key) + "' is given twice", text);
             }
             if (value.isEmpty()) {
-                throw refused("option '" + Text.printable(key) + "' has an empty value", text);
+                throw refused("option '" + Text.excerpt(key) + "' has an empty value", text);
             }
             options = switch (key) {
                 case "slow" -> options.withSlow(parseDuration(key, value, text));
@@ -67,7 +70,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
                 case "report" -> options.withReport(parsePath(value, text));
                 case "log" -> options.withLog(parseLog(value, text));
                 case "allow" -> options.withAllow(parseAllow(value, text));
-                default -> throw refused("unknown option '" + Text.printable(key)
+                default -> throw refused("unknown option '" + Text.excerpt(key)
                         + "' (known: slow, blocking, report, log, allow)", text);
             };
         }
@@ -77,7 +80,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
     private static Duration parseDuration(String key, String value, String text) {
         Matcher matcher = DURATION.matcher(value.toLowerCase(Locale.ROOT));
         if (!matcher.matches()) {
-            throw refused("option '" + key + "' needs a duration such as 250ms or 1s, not '" + Text.printable(value) + "'", text);
+            throw refused("option '" + key + "' needs a duration such as 250ms or 1s, not '" + Text.excerpt(value) + "'", text);
         }
         long amount = Long.parseLong(matcher.group(1));
         Duration duration = switch (matcher.group(2)) {
@@ -91,7 +94,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
             throw refused("option '" + key + "' must be longer than zero", text);
         }
         if (duration.compareTo(MAX_SLOW) > 0) {
-            throw refused("option '" + key + "' is longer than " + MAX_SLOW.toMinutes() + " minutes: '" + Text.printable(value) + "'", text);
+            throw refused("option '" + key + "' is longer than " + MAX_SLOW.toMinutes() + " minutes: '" + Text.excerpt(value) + "'", text);
         }
         return duration;
     }
@@ -101,7 +104,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
             case "warn" -> Blocking.WARN;
             case "throw" -> Blocking.THROW;
             case "off" -> Blocking.OFF;
-            default -> throw refused("option 'blocking' is warn, throw or off, not '" + Text.printable(value) + "'", text);
+            default -> throw refused("option 'blocking' is warn, throw or off, not '" + Text.excerpt(value) + "'", text);
         };
     }
 
@@ -109,7 +112,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
         try {
             return Path.of(value.replace("%p", Long.toString(ProcessHandle.current().pid())));
         } catch (InvalidPathException e) {
-            throw refused("option 'report' is not a usable path: '" + Text.printable(value) + "'", text);
+            throw refused("option 'report' is not a usable path: '" + Text.excerpt(value) + "'", text);
         }
     }
 
@@ -117,7 +120,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
         return switch (value) {
             case "stderr" -> true;
             case "off" -> false;
-            default -> throw refused("option 'log' is stderr or off, not '" + Text.printable(value) + "'", text);
+            default -> throw refused("option 'log' is stderr or off, not '" + Text.excerpt(value) + "'", text);
         };
     }
 
@@ -126,7 +129,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
         for (String pattern : value.split(";", -1)) {
             String trimmed = pattern.trim();
             if (!ALLOW.matcher(trimmed).matches()) {
-                throw refused("option 'allow' takes Class#method patterns separated by ';', not '" + Text.printable(trimmed) + "'", text);
+                throw refused("option 'allow' takes Class#method patterns separated by ';', not '" + Text.excerpt(trimmed) + "'", text);
             }
             patterns.add(trimmed);
         }
@@ -134,7 +137,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
     }
 
     private static IllegalArgumentException refused(String why, String text) {
-        return new IllegalArgumentException("bad agent options '" + Text.printable(text) + "': " + why);
+        return new IllegalArgumentException("bad agent options '" + Text.excerpt(text) + "': " + why);
     }
 
     AgentOptions withSlow(Duration value) {

@@ -32,6 +32,7 @@ final class ControlServer implements Runnable {
     static final String PROPERTY = "loopdiag.control";
     private static final int MAX_COMMAND_BYTES = 64;
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+    private static final Set<PosixFilePermission> OWNER_READ_WRITE = PosixFilePermissions.fromString("rw-------");
 
     private final ServerSocketChannel server;
     private final Path socket;
@@ -52,6 +53,8 @@ final class ControlServer implements Runnable {
             Files.deleteIfExists(socket); // left by a killed JVM that had this pid
             ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             server.bind(UnixDomainSocketAddress.of(socket));
+            // bind creates the file with the process's umask (srwxrwxrwx under umask 000).
+            Files.setPosixFilePermissions(socket, OWNER_READ_WRITE);
             ControlServer control = new ControlServer(server, socket, detections);
             Thread thread = new Thread(control, "loopdiag-control");
             thread.setDaemon(true);

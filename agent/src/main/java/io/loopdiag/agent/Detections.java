@@ -61,7 +61,18 @@ final class Detections {
         }
     }
 
-    private final Map<String, Detection> byKey = new ConcurrentHashMap<>();
+    /**
+     * What tells findings apart: the kind and the stack, or without a stack (a creation site that
+     * was not recorded) the description. A kept finding's key holds the same list as its
+     * {@link Detection#stack}, so a finding's frames are kept once.
+     */
+    private record Key(String kind, String what, List<String> stack) {
+        static Key of(String kind, String what, List<String> stack) {
+            return new Key(kind, stack.isEmpty() ? what : null, stack);
+        }
+    }
+
+    private final Map<Key, Detection> byKey = new ConcurrentHashMap<>();
     private final AtomicLong dropped = new AtomicLong();
     private final PrintStream log; // null when log=off
     private final Runnable onChange;
@@ -130,20 +141,19 @@ final class Detections {
 
     private boolean record(Finding finding) {
         List<String> stack = strings(finding.stack());
-        // Without a stack (a creation site that was not recorded), the description tells findings apart.
-        String key = finding.kind() + '\n' + (stack.isEmpty() ? finding.what() : String.join("\n", stack));
         Instant now = Instant.now();
         boolean[] created = {false};
-        Detection detection = byKey.get(key);
+        Detection detection = byKey.get(Key.of(finding.kind(), finding.what(), stack));
         if (detection == null) {
             if (byKey.size() >= MAX_DISTINCT) {
                 dropped.incrementAndGet();
                 onChange.run();
                 return false;
             }
-            detection = byKey.computeIfAbsent(key, k -> {
+            List<String> kept = interned(stack);
+            detection = byKey.computeIfAbsent(Key.of(finding.kind(), finding.what(), kept), k -> {
                 created[0] = true;
-                return new Detection(finding, List.copyOf(stack), now);
+                return new Detection(finding, kept, now);
             });
         }
         if (!created[0]) {
@@ -155,6 +165,19 @@ final class Detections {
         }
         onChange.run();
         return created[0];
+    }
+
+    /**
+     * The frames as the JVM's shared strings: distinct findings share most of their frames (the
+     * same callers, the same framework below), so {@link #MAX_DISTINCT} findings of a storm keep
+     * each frame's text once, not once per finding. Only a new finding pays for it.
+     */
+    private static List<String> interned(List<String> frames) {
+        String[] out = new String[frames.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = frames.get(i).intern();
+        }
+        return List.of(out);
     }
 
     private static List<String> strings(List<StackTraceElement> frames) {

@@ -34,7 +34,7 @@ public final class LoopdiagAgent {
             parsed = AgentOptions.parse(options);
             String unwritable = parsed.report() != null ? Report.whyNotWritable(parsed.report()) : null;
             if (unwritable != null) {
-                throw new IllegalArgumentException("bad agent options '" + Text.printable(options)
+                throw new IllegalArgumentException("bad agent options '" + Text.excerpt(options)
                         + "': option 'report' " + Text.printable(unwritable));
             }
         } catch (IllegalArgumentException e) {

@@ -6,11 +6,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -23,6 +27,11 @@ import java.util.concurrent.locks.LockSupport;
 final class Report {
     static final String SCHEMA = "loopdiag-report/1";
     private static final long WRITE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** At most these; the umask may take more away. No group or world write, whatever the umask. */
+    private static final FileAttribute<Set<PosixFilePermission>> FOLDER = PosixFilePermissions.asFileAttribute(
+            PosixFilePermissions.fromString("rwxr-xr-x"));
+    private static final FileAttribute<Set<PosixFilePermission>> FILE = PosixFilePermissions.asFileAttribute(
+            PosixFilePermissions.fromString("rw-r--r--"));
 
     private final Path path;
     private Detections detections; // set by show, before start
@@ -46,15 +55,17 @@ final class Report {
     static String whyNotWritable(Path path) {
         try {
             Path directory = path.toAbsolutePath().getParent();
-            Files.createDirectories(directory);
+            Files.createDirectories(directory, FOLDER);
             if (Files.isDirectory(path)) {
-                return path + " is a directory";
+                return Text.excerpt(path.toString()) + " is a directory";
             }
-            Files.delete(Files.createTempFile(directory, "." + path.getFileName(), ".tmp"));
+            Files.delete(Files.createTempFile(directory, "." + path.getFileName(), ".tmp", FILE));
             return null;
         } catch (IOException | RuntimeException e) {
-            return "cannot write in " + path.toAbsolutePath().getParent() + " (" + e.getClass().getSimpleName()
-                    + (e.getMessage() != null ? ": " + e.getMessage() : "") + ")";
+            // A FileSystemException's message repeats the path; its reason alone says what is wrong.
+            String reason = e instanceof FileSystemException f && f.getReason() != null ? f.getReason() : e.getMessage();
+            return "cannot write in " + Text.excerpt(path.toAbsolutePath().getParent().toString()) + " ("
+                    + e.getClass().getSimpleName() + (reason != null ? ": " + Text.excerpt(reason) : "") + ")";
         }
     }
 
@@ -87,9 +98,8 @@ final class Report {
         dirty = false;
         try {
             Path directory = path.getParent();
-            Files.createDirectories(directory);
-            Path temporary = Files.createTempFile(directory, "." + path.getFileName(), ".tmp",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
+            Files.createDirectories(directory, FOLDER);
+            Path temporary = Files.createTempFile(directory, "." + path.getFileName(), ".tmp", FILE);
             try {
                 json.writeValue(temporary.toFile(), document());
                 try {

@@ -22,6 +22,18 @@ final class Text {
         return out == null ? text : out.toString();
     }
 
+    /** Longest {@link #excerpt}, so that a message quoting text it was given stays one readable line. */
+    static final int MAX_EXCERPT = 80;
+
+    /** {@link #printable} text cut to {@link #MAX_EXCERPT} characters, saying how long it was if cut. */
+    static String excerpt(String text) {
+        String printable = printable(text);
+        if (printable.length() <= MAX_EXCERPT) {
+            return printable;
+        }
+        return printable.substring(0, MAX_EXCERPT) + "... (" + text.length() + " characters)";
+    }
+
     /** A lambda's class name without the address the JVM gives it ({@code Foo$$Lambda/0x...}): the same in every run. */
     static String withoutLambdaAddress(String name) {
         int lambda = name.indexOf("$$Lambda");

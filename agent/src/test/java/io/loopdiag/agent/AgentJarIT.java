@@ -1,9 +1,11 @@
 package io.loopdiag.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.tools.attach.VirtualMachine;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,6 +18,9 @@ import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The packaged agent jar: its manifest, and a child JVM that loads it. */
 @Timeout(60)
@@ -44,19 +49,74 @@ class AgentJarIT {
         }
     }
 
+    /** Malformed option strings, each with what its one line must say. */
+    static Stream<Arguments> badOptions() {
+        return Stream.of(
+                Arguments.of("colour=red", "unknown option 'colour'"),
+                Arguments.of("slow=", "option 'slow' has an empty value"),
+                Arguments.of("slow=soon", "option 'slow' needs a duration"),
+                Arguments.of("slow=-5ms", "option 'slow' needs a duration"),
+                Arguments.of("slow=99999999999s", "option 'slow' needs a duration"),
+                Arguments.of("slow=9999999999m", "option 'slow' is longer than 60 minutes"),
+                Arguments.of("slow=1s,,log=off", "an empty option"),
+                Arguments.of("slow=1s,", "an empty option"),
+                Arguments.of("=", "an option without a name"),
+                Arguments.of("slow=1s;blocking=off", "option 'slow' needs a duration"),
+                Arguments.of("log=\uFFFD", "option 'log' is stderr or off"),
+                Arguments.of("report=" + "r".repeat(10_000), "option 'report'"),
+                Arguments.of("slow=" + "9".repeat(10_000), "option 'slow' needs a duration"));
+    }
+
+    @ParameterizedTest(name = "-javaagent:...={0}")
+    @MethodSource("badOptions")
+    void badOptionsAreOneLineAndTheApplicationStillRuns(String options, String expected) throws Exception {
+        AgentRun run = AgentRun.run(options, "blocking-sleep");
+        assertOneRefusal(run.stderr(), expected);
+        assertEquals(0, run.exitCode(), run.stderr());
+        assertEquals("blocking-sleep done", run.stdout().strip(), "the application ran on");
+    }
+
+    /** Bytes that are not UTF-8 reach the agent as replacement characters, which the line shows escaped. */
     @Test
-    void badOptionsAreOneLineAndTheApplicationStillRuns() throws Exception {
-        String java = ProcessHandle.current().info().command().orElseThrow();
-        Process child = new ProcessBuilder(java, "-javaagent:" + JAR.toAbsolutePath() + "=slow=soon", "-version")
-                .redirectErrorStream(true).start();
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    void optionsThatAreNotUtf8AreOneLine() throws Exception {
+        List<String> java = AgentRun.command("log=X", "blocking-sleep");
+        String command = String.join(" ", java.stream().map(word -> "'" + word + "'").toList())
+                .replace("=log=X'", "=log='\"$(printf '\\377\\376')\"");
+        Process child = new ProcessBuilder("/bin/sh", "-c", "exec " + command).start();
+        String stdout = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String stderr = new String(child.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(child.waitFor(30, TimeUnit.SECONDS));
-        assertEquals(0, child.exitValue(), output);
-        List<String> lines = output.lines().filter(l -> l.startsWith("loopdiag:")).toList();
-        assertEquals(1, lines.size(), output);
-        assertTrue(lines.get(0).contains("option 'slow' needs a duration"), output);
-        assertTrue(lines.get(0).endsWith("the agent is not installed"), output);
-        assertTrue(output.contains("version"), output); // the JVM went on to do its work
+        assertOneRefusal(stderr, "option 'log' is stderr or off");
+        assertEquals(0, child.exitValue(), stderr);
+        assertEquals("blocking-sleep done", stdout.strip());
+    }
+
+    /** The same strings given to {@code loadAgent} in a running JVM, as {@code loopdiag attach --options} does. */
+    @ParameterizedTest(name = "attach --options {0}")
+    @MethodSource("badOptions")
+    void badOptionsOnAttachAreOneLineAndTheApplicationRunsOn(String options, String expected) throws Exception {
+        try (LiveChild child = LiveChild.scenario(null, "blocking-on-cue")) {
+            child.expectLine("blocking-on-cue ready");
+            VirtualMachine vm = VirtualMachine.attach(Long.toString(child.pid()));
+            try {
+                vm.loadAgent(AgentRun.AGENT.toString(), options);
+            } finally {
+                vm.detach();
+            }
+            child.awaitStderr("the agent is not installed");
+            child.cue(1);
+            assertEquals(0, child.finish("blocking-on-cue done"), child.stderr());
+            assertOneRefusal(child.stderr(), expected);
+            assertFalse(child.stderr().contains("loopdiag: blocking-call"), "no agent, no detection:\n" + child.stderr());
+        }
+    }
+
+    private static void assertOneRefusal(String stderr, String expected) {
+        List<String> lines = stderr.lines().filter(l -> l.startsWith("loopdiag:")).toList();
+        assertEquals(1, lines.size(), stderr);
+        assertTrue(lines.get(0).contains(expected), stderr);
+        assertTrue(lines.get(0).endsWith("the agent is not installed"), stderr);
+        assertTrue(lines.get(0).length() < 500, "a readable line: " + lines.get(0).length() + " characters");
     }
 
     /** JAVA_TOOL_OPTIONS reaches every JVM of a build, old ones too: they must run on, not abort. */

@@ -70,6 +70,8 @@ class AgentOptionsTest {
         "allow=com.acme.Cache##load  | option 'allow' takes Class#method patterns",
         "allow=a.B#c;                | option 'allow' takes Class#method patterns",
         "slow=1s;blocking=off        | option 'slow' needs a duration",
+        "=                           | an option without a name",
+        "=5,slow=1s                  | an option without a name",
     })
     void malformedOptionsAreRefusedNamingTheOption(String text, String expected) {
         IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse(text));
@@ -84,6 +86,15 @@ class AgentOptionsTest {
         assertEquals(1, refused.getMessage().lines().count(), refused.getMessage());
         assertTrue(refused.getMessage().contains("\\u000a"), refused.getMessage());
         assertFalse(refused.getMessage().contains("\u001b"), refused.getMessage());
+    }
+
+    @Test
+    void aVeryLongStringIsQuotedCutShort() {
+        String value = "9".repeat(100_000);
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("slow=" + value));
+        assertTrue(refused.getMessage().contains("option 'slow' needs a duration"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("... (100005 characters)"), refused.getMessage());
+        assertTrue(refused.getMessage().length() < 400, refused.getMessage());
     }
 
     @Test

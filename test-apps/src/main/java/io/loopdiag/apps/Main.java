@@ -41,8 +41,11 @@ public final class Main {
         add(BlockingFile.NAME, BlockingFile.DESCRIPTION, BlockingFile::main);
         add(BlockingProcess.NAME, BlockingProcess.DESCRIPTION, BlockingProcess::main);
         add(BlockingDns.NAME, BlockingDns.DESCRIPTION, BlockingDns::main);
+        add(BlockingStorm.NAME, BlockingStorm.DESCRIPTION, BlockingStorm::main);
+        add(BlockingOnCue.NAME, BlockingOnCue.DESCRIPTION, BlockingOnCue::main);
         add(NeverAwaited.NAME, NeverAwaited.DESCRIPTION, NeverAwaited::main);
         add(LostException.NAME, LostException.DESCRIPTION, LostException::main);
+        add(HostileNames.NAME, HostileNames.DESCRIPTION, HostileNames::main);
         add(StuckService.NAME, StuckService.DESCRIPTION, StuckService::main);
         add(AwaitDeadlock.NAME, AwaitDeadlock.DESCRIPTION, AwaitDeadlock::main);
         add(NoLoop.NAME, NoLoop.DESCRIPTION, NoLoop::main);

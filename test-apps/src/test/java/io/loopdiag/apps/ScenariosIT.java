@@ -34,11 +34,11 @@ class ScenariosIT {
     private static final List<String> FINITE = List.of(
             "healthy", "slow-callback",
             "blocking-sleep", "blocking-wait", "blocking-park", "blocking-future", "blocking-queue",
-            "blocking-lock", "blocking-socket", "blocking-file", "blocking-process", "blocking-dns",
-            "never-awaited", "lost-exception");
-    /** These run until killed; EchoServerIT covers echo-server, HttpServerIT http-server. */
+            "blocking-lock", "blocking-socket", "blocking-file", "blocking-process", "blocking-dns", "blocking-storm",
+            "never-awaited", "lost-exception", "hostile-names");
+    /** These run until killed (blocking-on-cue: until its stdin ends); EchoServerIT covers echo-server, HttpServerIT http-server. */
     private static final List<String> ENDLESS = List.of("echo-server", "http-server", "loop-stall", "stuck-service",
-            "await-deadlock", "no-loop", "many-tasks");
+            "await-deadlock", "no-loop", "many-tasks", "blocking-on-cue");
 
     static List<String> finiteScenarios() {
         return FINITE;
@@ -78,7 +78,7 @@ class ScenariosIT {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"loop-stall, loop-stall spinning", "stuck-service, stuck-service ready", "await-deadlock, await-deadlock ready",
-        "no-loop, no-loop ready", "many-tasks, many-tasks ready"})
+        "no-loop, no-loop ready", "many-tasks, many-tasks ready", "blocking-on-cue, blocking-on-cue ready"})
     void anEndlessScenarioSaysItIsReadyAndNeverExits(String name, String firstLine) throws Exception {
         Process child = scenario(name).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try {
