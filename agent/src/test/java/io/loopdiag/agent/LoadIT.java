@@ -31,6 +31,15 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class LoadIT {
     private static final int CONNECTIONS = 1_000;
+    /**
+     * The agent's slow limit here. Blocking calls, never-awaited coroutines and lost exceptions are
+     * not timed, so the healthy path must have none at all. A callback's duration is: on two cores
+     * shared by the server, this test's client and the rest of a CI machine, the cold server's
+     * callback that accepts a burst of 100 connections was measured at 20 to 400 ms, descheduled
+     * and not yet compiled. At a second only a callback that is really stuck is reported; a timing
+     * threshold that the machine's load can cross has no place in a test.
+     */
+    private static final String SLOW_LIMIT = "1s";
     private static final int ECHO_MESSAGES = 20;
     private static final int HTTP_REQUESTS = 10;
     private static final byte[] HTTP_ANSWER = ("HTTP/1.1 200 OK\r\n"
@@ -83,7 +92,7 @@ class LoadIT {
         assertEnoughFileDescriptors(scripts.size());
         Path report = dir.resolve("report.json");
         Path stderr = dir.resolve("stderr.txt");
-        List<String> command = new ArrayList<>(AgentRun.command("report=" + report, scenario));
+        List<String> command = new ArrayList<>(AgentRun.command("slow=" + SLOW_LIMIT + ",report=" + report, scenario));
         command.addAll(List.of("--port", "0"));
         Process server = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
         try {

@@ -36,9 +36,9 @@ class ScenariosIT {
             "blocking-sleep", "blocking-wait", "blocking-park", "blocking-future", "blocking-queue",
             "blocking-lock", "blocking-socket", "blocking-file", "blocking-process", "blocking-dns",
             "never-awaited", "lost-exception");
-    /** These run until killed; EchoServerIT covers echo-server, HttpServerIT http-server. */
+    /** These run until killed; EchoServerIT covers echo-server, HttpServerIT http-server, the agent's SoakServerIT soak-server. */
     private static final List<String> ENDLESS = List.of("echo-server", "http-server", "loop-stall", "stuck-service",
-            "await-deadlock", "no-loop", "many-tasks");
+            "await-deadlock", "no-loop", "many-tasks", "soak-server");
 
     static List<String> finiteScenarios() {
         return FINITE;

@@ -72,7 +72,7 @@ final class EchoLoad {
             result = null;
             error = "echo load failed: " + e.getMessage();
         }
-        String note = result == null ? null : result.note();
+        String note = result == null ? null : result.note(rate);
         String context = options.string("context", null);
         if (context != null) {
             note = (note == null ? "" : note + "; ") + context;
@@ -121,8 +121,10 @@ final class EchoLoad {
             return messages * 1e9 / elapsedNanos;
         }
 
-        String note() {
-            StringBuilder note = new StringBuilder("closed loop, one message in flight per connection; CPU over the measured time (2 cores shared by server and client):");
+        /** Says how the load ran ({@code rate} 0: a closed loop) and the CPU each side used. */
+        String note(int rate) {
+            StringBuilder note = new StringBuilder(rate > 0 ? "paced at " + rate + " msg/s in all" : "closed loop")
+                    .append(", one message in flight per connection; CPU over the measured time (2 cores shared by server and client):");
             serverCpuNanos.ifPresent(nanos -> note.append(String.format(" server %.2f cores,", nanos / (double) elapsedNanos)));
             clientCpuNanos.ifPresent(nanos -> note.append(String.format(" client %.2f cores,", nanos / (double) elapsedNanos)));
             if (machineBusyNanos.isPresent() && serverCpuNanos.isPresent() && clientCpuNanos.isPresent()) {

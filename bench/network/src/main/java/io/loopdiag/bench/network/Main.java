@@ -22,7 +22,7 @@ public final class Main {
                           [--subject S] [--variant V] [--server-pid PID] [--server-stderr FILE] [--context TEXT]
                                        closed-loop echo load (--rate: paced at R msg/s in all); JSON lines: msg/s, p50 and p99 in us
               soak        --apps TEST_APPS_JAR --agent AGENT_JAR [--minutes 10] [--out FILE] [--rate 2000]
-                          [--connections 50] [--sample-seconds 10]
+                          [--connections 50] [--sample-seconds 10] [--slow-ms 250]
                                        test-apps soak-server with the agent under paced echo load and injected
                                        detections; checks heap and findings; Markdown summary (bench/soak/run)
               wrk-report  --input FILE [--connections 100] [--threads 2] [--seconds 10]

@@ -32,7 +32,7 @@ import java.util.regex.Pattern;
  * writes it as Markdown. Exit codes: 0 every check held, 1 one failed or the run broke, 2 usage.
  */
 final class Soak {
-    static final String[] OPTIONS = {"minutes", "apps", "agent", "out", "rate", "connections", "sample-seconds"};
+    static final String[] OPTIONS = {"minutes", "apps", "agent", "out", "rate", "connections", "sample-seconds", "slow-ms"};
     private static final Pattern LISTENING = Pattern.compile("soak-server listening on 127\\.0\\.0\\.1:(\\d+)");
     private static final Pattern INJECTED = Pattern.compile("soak-server injected (\\S+) (\\S+) (\\d+)");
     private static final Pattern HEAP_USED = Pattern.compile("heap .*used (\\d+)K");
@@ -65,14 +65,19 @@ final class Soak {
         int rate = options.integer("rate", 2000, 1, 1_000_000);
         int connections = options.integer("connections", 50, 1, 10_000);
         int sampleSeconds = options.integer("sample-seconds", 10, 1, 600);
+        // The agent's slow limit; the injected slow callback lasts three times as long. 250 ms rather
+        // than the default 100, so that the two cores shared with the load client (and whatever else
+        // runs) rarely hold a healthy callback that long: such a finding is listed as not injected.
+        int slowMillis = options.integer("slow-ms", 250, 1, 60_000);
         int seconds = minutes * 60;
 
         Path work = Files.createTempDirectory("loopdiag-soak");
         Path report = work.resolve("report.json");
         String java = ProcessHandle.current().info().command().orElseThrow();
         String jcmd = Path.of(java).resolveSibling("jcmd").toString();
-        List<String> command = List.of(java, "-javaagent:" + agent.toAbsolutePath() + "=report=" + report,
-                "-jar", apps.toAbsolutePath().toString(), "soak-server", "--port", "0",
+        List<String> command = List.of(java,
+                "-javaagent:" + agent.toAbsolutePath() + "=slow=" + slowMillis + "ms,report=" + report,
+                "-jar", apps.toAbsolutePath().toString(), "soak-server", "--port", "0", "--slow-ms", String.valueOf(3 * slowMillis),
                 "--inject-seconds", String.valueOf(Math.max(1, seconds - INJECTOR_MARGIN_SECONDS)));
         Process server = new ProcessBuilder(command).redirectError(work.resolve("stderr.txt").toFile()).start();
         try {
@@ -94,6 +99,7 @@ final class Soak {
                 }
             });
 
+            String loadBefore = loadAverage();
             List<Sample> samples = new ArrayList<>();
             long start = System.nanoTime();
             long next = start;
@@ -123,7 +129,12 @@ final class Soak {
             server.waitFor(30, TimeUnit.SECONDS);
             Map<String, Long> atExit = findings(report);
 
-            String summary = summary(minutes, rate, connections, samples, injected, live, atExit, echoes, loadFailure);
+            String setting = String.format("`bench/soak/run --minutes %d`: echo paced at %d msg/s over %d connections (64 B);"
+                    + " agent `slow=%dms`; the injector blocks the loop once a second from 5 call sites, every 10th time"
+                    + " with a %d ms slow callback instead. Each sample forces a GC in the server (`jcmd PID GC.run`) and"
+                    + " reads `GC.heap_info` and the agent's report. Load average (1 min) at the start %s, at the end %s.",
+                    minutes, rate, connections, slowMillis, 3 * slowMillis, loadBefore, loadAverage());
+            String summary = summary(minutes, setting, samples, injected, live, atExit, echoes, loadFailure);
             out.print(summary);
             out.flush();
             if (outFile != null) {
@@ -217,14 +228,12 @@ final class Soak {
         return site.startsWith(SITE_CLASS) ? "SoakServer." + site.substring(SITE_CLASS.length()) : site;
     }
 
-    static String summary(int minutes, int rate, int connections, List<Sample> samples, Map<String, Long> injected,
+    /** The Markdown summary; {@code setting} says how the run was made. Ends with {@link #ALL_HELD} if every check held. */
+    static String summary(int minutes, String setting, List<Sample> samples, Map<String, Long> injected,
                           Map<String, Long> live, Map<String, Long> atExit, EchoLoad.Result echoes, String loadFailure) {
         StringBuilder md = new StringBuilder();
         md.append("# Soak: soak-server with the agent, ").append(minutes).append(" min (").append(LocalDate.now()).append(")\n\n");
-        md.append("`bench/soak/run --minutes ").append(minutes).append("`: echo paced at ").append(rate)
-                .append(" msg/s over ").append(connections).append(" connections (64 B); the injector blocks the loop once a second")
-                .append(" from 5 call sites, every 10th time a 300 ms slow callback instead. A sample forces a GC in the server")
-                .append(" (`jcmd PID GC.run`) and reads `GC.heap_info` and the agent's report.\n\n");
+        md.append(setting).append("\n\n");
         md.append("| minute | heap used after GC | distinct findings | occurrences |\n| ---: | ---: | ---: | ---: |\n");
         for (int minute = 1; minute <= minutes; minute++) {
             Sample last = null;
@@ -271,6 +280,15 @@ final class Soak {
         injected.forEach((key, count) -> parts.add(key + ": " + count));
         md.append(String.join("; ", parts)).append("\n\n").append(all ? ALL_HELD : "**FAILED**\n");
         return md.toString();
+    }
+
+    /** The machine's 1-minute load average (other processes compete for the same cores), or "?" off Linux. */
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
     }
 
     private static String mismatches(Map<String, Long> injected, Map<String, Long> found) {
