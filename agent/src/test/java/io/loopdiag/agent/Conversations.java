@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * selector (a thread each would compete with the server for the machine's cores). Each connection
  * follows its script: it sends a request, checks every byte of the answer as it arrives, sends the
  * next once the answer is complete, and after the last one shuts its output down and waits for the
- * server's close.
+ * server's close. After its first answer a connection waits until every connection has had its
+ * first answer, so the server serves them all at the same time.
  */
 final class Conversations {
     /** One request and the exact answer it must get. */
@@ -24,10 +25,10 @@ final class Conversations {
     }
 
     /**
-     * What happened: how many connections were open together before the first request, how many
-     * ended their script with the server's clean close, and the first failure (null if none).
+     * What happened: how many connections had their first answer while all of them were open, how
+     * many ended their script with the server's clean close, and the first failure (null if none).
      */
-    record Outcome(int connectedAtOnce, int completed, String failure) {
+    record Outcome(int servedAtOnce, int completed, String failure) {
     }
 
     /** A hang guard, not a measure: a healthy run takes a few seconds. */
@@ -51,6 +52,7 @@ final class Conversations {
     private final Selector selector;
     private final List<Connection> connections = new ArrayList<>();
     private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(64 * 1024);
+    private final List<Connection> firstAnswered = new ArrayList<>(); // held until all have their first answer
     private int completed;
     private String failure;
 
@@ -71,9 +73,8 @@ final class Conversations {
                 channel.register(run.selector, SelectionKey.OP_READ, connection);
                 run.connections.add(connection);
             }
-            int connectedAtOnce = run.connections.size();
             run.play();
-            return new Outcome(connectedAtOnce, run.completed, run.failure);
+            return new Outcome(run.firstAnswered.size(), run.completed, run.failure);
         } finally {
             run.close();
         }
@@ -152,7 +153,20 @@ final class Conversations {
                     return;
                 }
                 connection.exchange++;
-                startExchange(connection);
+                if (connection.exchange == 1) {
+                    holdUntilAllAnswered(connection);
+                } else {
+                    startExchange(connection);
+                }
+            }
+        }
+    }
+
+    private void holdUntilAllAnswered(Connection connection) throws IOException {
+        firstAnswered.add(connection);
+        if (firstAnswered.size() == connections.size()) {
+            for (Connection held : firstAnswered) {
+                startExchange(held);
             }
         }
     }

@@ -144,7 +144,7 @@ final class EchoLoad {
         final ByteBuffer received;
         long sequence;
         long sentAtNanos;
-        long dueNanos; // paced: when its next message may go
+        long dueNanos; // paced: when its current or next message is due
 
         Connection(SocketChannel channel, int id, int size) {
             this.channel = channel;
@@ -174,7 +174,7 @@ final class EchoLoad {
     /**
      * One measurement on one selector thread (the calling one). Closed loop, or paced at a total
      * rate: then each connection sends its next message one interval (connections / rate) after
-     * the previous one, or as soon as the echo is back if that is later.
+     * the previous one was due, or as soon as its echo is back if that is later.
      */
     static final class Run {
         private final Selector selector;
@@ -321,10 +321,12 @@ final class EchoLoad {
                 connection.channel.shutdownOutput(); // the server's EOF follows, read above
                 return;
             }
-            if (intervalNanos > 0 && connection.sentAtNanos + intervalNanos > now) {
-                connection.dueNanos = connection.sentAtNanos + intervalNanos;
-                waiting.add(connection);
-                return;
+            if (intervalNanos > 0) {
+                connection.dueNanos += intervalNanos; // kept on schedule: a late echo does not lower the rate
+                if (connection.dueNanos > now) {
+                    waiting.add(connection);
+                    return;
+                }
             }
             send(connection, now);
         }

@@ -75,7 +75,8 @@ final class Soak {
         Path report = work.resolve("report.json");
         String java = ProcessHandle.current().info().command().orElseThrow();
         String jcmd = Path.of(java).resolveSibling("jcmd").toString();
-        List<String> command = List.of(java,
+        Path safepoints = work.resolve("safepoints.log");
+        List<String> command = List.of(java, "-Xlog:safepoint:file=" + safepoints + ":uptime",
                 "-javaagent:" + agent.toAbsolutePath() + "=slow=" + slowMillis + "ms,report=" + report,
                 "-jar", apps.toAbsolutePath().toString(), "soak-server", "--port", "0", "--slow-ms", String.valueOf(3 * slowMillis),
                 "--inject-seconds", String.valueOf(Math.max(1, seconds - INJECTOR_MARGIN_SECONDS)));
@@ -132,8 +133,9 @@ final class Soak {
             String setting = String.format("`bench/soak/run --minutes %d`: echo paced at %d msg/s over %d connections (64 B);"
                     + " agent `slow=%dms`; the injector blocks the loop once a second from 5 call sites, every 10th time"
                     + " with a %d ms slow callback instead. Each sample forces a GC in the server (`jcmd PID GC.run`) and"
-                    + " reads `GC.heap_info` and the agent's report. Load average (1 min) at the start %s, at the end %s.",
-                    minutes, rate, connections, slowMillis, 3 * slowMillis, loadBefore, loadAverage());
+                    + " reads `GC.heap_info` and the agent's report. Load average (1 min) at the start %s, at the end %s."
+                    + " The server's longest safepoint pause: %s.",
+                    minutes, rate, connections, slowMillis, 3 * slowMillis, loadBefore, loadAverage(), longestSafepoint(safepoints));
             String summary = summary(minutes, setting, samples, injected, live, atExit, echoes, loadFailure);
             out.print(summary);
             out.flush();
@@ -280,6 +282,28 @@ final class Soak {
         injected.forEach((key, count) -> parts.add(key + ": " + count));
         md.append(String.join("; ", parts)).append("\n\n").append(all ? ALL_HELD : "**FAILED**\n");
         return md.toString();
+    }
+
+    /**
+     * The longest stop of all the server's threads ({@code -Xlog:safepoint}: a GC, a jcmd), with
+     * its operation and time since the JVM started, to tell such a pause from the agent's findings.
+     */
+    static String longestSafepoint(Path log) {
+        Pattern line = Pattern.compile("^\\[([0-9.]+)s\\].*Safepoint \"([^\"]+)\".*Total: (\\d+) ns");
+        long longest = -1;
+        String which = "none logged";
+        try {
+            for (String text : Files.readAllLines(log)) {
+                Matcher matcher = line.matcher(text);
+                if (matcher.find() && Long.parseLong(matcher.group(3)) > longest) {
+                    longest = Long.parseLong(matcher.group(3));
+                    which = String.format("%.1f ms (%s, at %s s)", longest / 1e6, matcher.group(2), matcher.group(1));
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return "unknown (" + e.getMessage() + ")";
+        }
+        return which;
     }
 
     /** The machine's 1-minute load average (other processes compete for the same cores), or "?" off Linux. */
