@@ -50,6 +50,7 @@ public final class Main {
         add(AwaitDeadlock.NAME, AwaitDeadlock.DESCRIPTION, AwaitDeadlock::main);
         add(NoLoop.NAME, NoLoop.DESCRIPTION, NoLoop::main);
         add(ManyTasks.NAME, ManyTasks.DESCRIPTION, ManyTasks::main);
+        add(SoakServer.NAME, SoakServer.DESCRIPTION, SoakServer::main);
     }
 
     private Main() {

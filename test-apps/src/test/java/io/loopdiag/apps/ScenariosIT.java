@@ -36,9 +36,12 @@ class ScenariosIT {
             "blocking-sleep", "blocking-wait", "blocking-park", "blocking-future", "blocking-queue",
             "blocking-lock", "blocking-socket", "blocking-file", "blocking-process", "blocking-dns", "blocking-storm",
             "never-awaited", "lost-exception", "hostile-names");
-    /** These run until killed (blocking-on-cue: until its stdin ends); EchoServerIT covers echo-server, HttpServerIT http-server. */
+    /**
+     * These run until killed (blocking-on-cue: until its stdin ends); EchoServerIT covers echo-server,
+     * HttpServerIT http-server, the agent's SoakServerIT soak-server.
+     */
     private static final List<String> ENDLESS = List.of("echo-server", "http-server", "loop-stall", "stuck-service",
-            "await-deadlock", "no-loop", "many-tasks", "blocking-on-cue");
+            "await-deadlock", "no-loop", "many-tasks", "blocking-on-cue", "soak-server");
 
     static List<String> finiteScenarios() {
         return FINITE;

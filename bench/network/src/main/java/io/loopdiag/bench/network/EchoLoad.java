@@ -10,10 +10,12 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.PriorityQueue;
 
 /**
  * {@code echo-load}: a closed-loop echo client. Each of C connections sends a message, waits for
@@ -29,7 +31,7 @@ import java.util.OptionalLong;
  * used, so a run where the client was the limit can be seen as such.
  */
 final class EchoLoad {
-    static final String[] OPTIONS = {"host", "port", "connections", "size", "seconds", "warmup",
+    static final String[] OPTIONS = {"host", "port", "connections", "size", "seconds", "warmup", "rate",
         "subject", "variant", "server-pid", "server-stderr", "context"};
     private static final String WORKLOAD = "echo";
     /** The longest the selector waits, so that the phases end on time even if the server stops answering. */
@@ -48,6 +50,7 @@ final class EchoLoad {
         int size = options.integer("size", 64, 12, 1 << 20);
         int seconds = options.integer("seconds", 10, 1, 3600);
         int warmup = options.integer("warmup", 3, 0, 3600);
+        int rate = options.integer("rate", 0, 0, 10_000_000);
         String subject = options.string("subject", "unknown");
         String variant = options.string("variant", "default");
         String serverPid = options.string("server-pid", null);
@@ -57,16 +60,19 @@ final class EchoLoad {
         params.put("connections", connections);
         params.put("size", size);
         params.put("seconds", seconds);
+        if (rate > 0) {
+            params.put("rate", rate);
+        }
         EchoLoad.Result result;
         String error = null;
         try {
             result = new Run(new InetSocketAddress(host, port), connections, size,
-                    serverPid == null ? -1 : Long.parseLong(serverPid)).measure(warmup, seconds, err);
+                    serverPid == null ? -1 : Long.parseLong(serverPid), rate).measure(warmup, seconds, err);
         } catch (IOException | NumberFormatException e) {
             result = null;
             error = "echo load failed: " + e.getMessage();
         }
-        String note = result == null ? null : result.note();
+        String note = result == null ? null : result.note(rate);
         String context = options.string("context", null);
         if (context != null) {
             note = (note == null ? "" : note + "; ") + context;
@@ -115,8 +121,10 @@ final class EchoLoad {
             return messages * 1e9 / elapsedNanos;
         }
 
-        String note() {
-            StringBuilder note = new StringBuilder("closed loop, one message in flight per connection; CPU over the measured time (2 cores shared by server and client):");
+        /** Says how the load ran ({@code rate} 0: a closed loop) and the CPU each side used. */
+        String note(int rate) {
+            StringBuilder note = new StringBuilder(rate > 0 ? "paced at " + rate + " msg/s in all" : "closed loop")
+                    .append(", one message in flight per connection; CPU over the measured time (2 cores shared by server and client):");
             serverCpuNanos.ifPresent(nanos -> note.append(String.format(" server %.2f cores,", nanos / (double) elapsedNanos)));
             clientCpuNanos.ifPresent(nanos -> note.append(String.format(" client %.2f cores,", nanos / (double) elapsedNanos)));
             if (machineBusyNanos.isPresent() && serverCpuNanos.isPresent() && clientCpuNanos.isPresent()) {
@@ -136,6 +144,7 @@ final class EchoLoad {
         final ByteBuffer received;
         long sequence;
         long sentAtNanos;
+        long dueNanos; // paced: when its current or next message is due
 
         Connection(SocketChannel channel, int id, int size) {
             this.channel = channel;
@@ -162,19 +171,27 @@ final class EchoLoad {
         }
     }
 
-    /** One measurement on one selector thread (the calling one). */
-    private static final class Run {
+    /**
+     * One measurement on one selector thread (the calling one). Closed loop, or paced at a total
+     * rate: then each connection sends its next message one interval (connections / rate) after
+     * the previous one was due, or as soon as its echo is back if that is later.
+     */
+    static final class Run {
         private final Selector selector;
         private final List<Connection> connections = new ArrayList<>();
         private final LatencyHistogram latency = new LatencyHistogram();
         private final long serverPid;
+        private final long intervalNanos; // 0: closed loop
+        private final PriorityQueue<Connection> waiting = new PriorityQueue<>(Comparator.comparingLong(c -> c.dueNanos));
         private long completed;
         private boolean measuring;
         private boolean draining;
         private int open;
 
-        Run(InetSocketAddress server, int count, int size, long serverPid) throws IOException {
+        /** Connects {@code count} connections; {@code rate} messages a second in all, or 0 for a closed loop. */
+        Run(InetSocketAddress server, int count, int size, long serverPid, int rate) throws IOException {
             this.serverPid = serverPid;
+            this.intervalNanos = rate > 0 ? count * 1_000_000_000L / rate : 0;
             this.selector = Selector.open();
             try {
                 for (int id = 0; id < count; id++) {
@@ -196,7 +213,12 @@ final class EchoLoad {
             try {
                 long start = System.nanoTime();
                 for (Connection connection : connections) {
-                    send(connection, start);
+                    if (intervalNanos > 0) { // spread over one interval rather than all at once
+                        connection.dueNanos = start + intervalNanos * connection.id / connections.size();
+                        waiting.add(connection);
+                    } else {
+                        send(connection, start);
+                    }
                 }
                 if (warmupSeconds > 0) {
                     runUntil(start + warmupSeconds * 1_000_000_000L);
@@ -235,6 +257,10 @@ final class EchoLoad {
             measuring = false;
             draining = true;
             open = connections.size();
+            for (Connection idle : waiting) { // no message in flight: end it now
+                idle.channel.shutdownOutput();
+            }
+            waiting.clear();
             runUntil(System.nanoTime() + DRAIN_NANOS);
         }
 
@@ -242,6 +268,12 @@ final class EchoLoad {
             long now;
             while ((now = System.nanoTime()) < deadlineNanos && !(draining && open == 0)) {
                 long waitMillis = Math.min(SELECT_TIMEOUT_MILLIS, Math.max(1, (deadlineNanos - now) / 1_000_000));
+                while (!draining && !waiting.isEmpty() && waiting.peek().dueNanos <= now) {
+                    send(waiting.poll(), now);
+                }
+                if (!waiting.isEmpty()) {
+                    waitMillis = Math.min(waitMillis, Math.max(1, (waiting.peek().dueNanos - now) / 1_000_000));
+                }
                 try {
                     selector.select(this::onReady, waitMillis);
                 } catch (java.io.UncheckedIOException e) {
@@ -288,6 +320,13 @@ final class EchoLoad {
             if (draining) {
                 connection.channel.shutdownOutput(); // the server's EOF follows, read above
                 return;
+            }
+            if (intervalNanos > 0) {
+                connection.dueNanos += intervalNanos; // kept on schedule: a late echo does not lower the rate
+                if (connection.dueNanos > now) {
+                    waiting.add(connection);
+                    return;
+                }
             }
             send(connection, now);
         }

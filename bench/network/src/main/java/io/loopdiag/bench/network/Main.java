@@ -18,9 +18,13 @@ public final class Main {
                                        Netty TCP echo server on 127.0.0.1 (NIO, 1 boss, W workers: default a core each)
               netty-http  [--port N] [--workers W]
                                        Netty HTTP/1.1 hello on 127.0.0.1 (HttpServerCodec), keep-alive
-              echo-load   --port P [--connections 100] [--size 64] [--seconds 10] [--warmup 3]
+              echo-load   --port P [--connections 100] [--size 64] [--seconds 10] [--warmup 3] [--rate R]
                           [--subject S] [--variant V] [--server-pid PID] [--server-stderr FILE] [--context TEXT]
-                                       closed-loop echo load; JSON lines: msg/s, p50 and p99 in us
+                                       closed-loop echo load (--rate: paced at R msg/s in all); JSON lines: msg/s, p50 and p99 in us
+              soak        --apps TEST_APPS_JAR --agent AGENT_JAR [--minutes 10] [--out FILE] [--rate 2000]
+                          [--connections 50] [--sample-seconds 10] [--slow-ms 250]
+                                       test-apps soak-server with the agent under paced echo load and injected
+                                       detections; checks heap and findings; Markdown summary (bench/soak/run)
               wrk-report  --input FILE [--connections 100] [--threads 2] [--seconds 10]
                           [--subject S] [--variant V] [--server-cpu-seconds X] [--client-cpu-seconds X]
                           [--machine-cpu-seconds X]
@@ -51,6 +55,7 @@ public final class Main {
                 case "netty-echo" -> NettyEchoServer.run(Options.parse(command, rest, "port", "workers"), out);
                 case "netty-http" -> NettyHttpServer.run(Options.parse(command, rest, "port", "workers"), out);
                 case "echo-load" -> EchoLoad.run(Options.parse(command, rest, EchoLoad.OPTIONS), out, err);
+                case "soak" -> Soak.run(Options.parse(command, rest, Soak.OPTIONS), out, err);
                 case "wrk-report" -> WrkReport.run(Options.parse(command, rest, WrkReport.OPTIONS), out);
                 case "merge" -> {
                     Options.parse(command, rest); // takes none
