@@ -126,7 +126,7 @@ class CheckCommandTest {
     @Test
     void deepNestingIsRefusedWithoutAStackOverflow() throws Exception {
         Path file = temp.resolve("deep.json");
-        Files.writeString(file, "{\"schema\": \"loopdiag-report/1\", \"detections\": [" + "[".repeat(100_000) + "]".repeat(100_000) + "]}");
+        Files.writeString(file, "{\"schema\": \"loopdiag-report/1\", \"padding\": " + "[".repeat(100_000) + "]".repeat(100_000) + "}");
         assertEquals(ExitCodes.USAGE, check("check", file.toString()));
         assertTrue(err.toString().contains("not valid JSON (Document nesting depth"), err.toString());
     }

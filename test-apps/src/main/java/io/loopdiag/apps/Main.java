@@ -47,6 +47,8 @@ public final class Main {
         add(AwaitDeadlock.NAME, AwaitDeadlock.DESCRIPTION, AwaitDeadlock::main);
         add(NoLoop.NAME, NoLoop.DESCRIPTION, NoLoop::main);
         add(ManyTasks.NAME, ManyTasks.DESCRIPTION, ManyTasks::main);
+        add(ClosingLoops.NAME, ClosingLoops.DESCRIPTION, ClosingLoops::main);
+        add(HostileTasks.NAME, HostileTasks.DESCRIPTION, HostileTasks::main);
     }
 
     private Main() {

@@ -38,7 +38,7 @@ class ScenariosIT {
             "never-awaited", "lost-exception");
     /** These run until killed; EchoServerIT covers echo-server, HttpServerIT http-server. */
     private static final List<String> ENDLESS = List.of("echo-server", "http-server", "loop-stall", "stuck-service",
-            "await-deadlock", "no-loop", "many-tasks");
+            "await-deadlock", "no-loop", "many-tasks", "closing-loops", "hostile-tasks");
 
     static List<String> finiteScenarios() {
         return FINITE;
@@ -78,7 +78,8 @@ class ScenariosIT {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"loop-stall, loop-stall spinning", "stuck-service, stuck-service ready", "await-deadlock, await-deadlock ready",
-        "no-loop, no-loop ready", "many-tasks, many-tasks ready"})
+        "no-loop, no-loop ready", "many-tasks, many-tasks ready", "closing-loops, closing-loops ready",
+        "hostile-tasks, hostile-tasks ready"})
     void anEndlessScenarioSaysItIsReadyAndNeverExits(String name, String firstLine) throws Exception {
         Process child = scenario(name).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try {
