@@ -39,12 +39,12 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
         // Bad usage is one line and the hint, never a stack trace or the full help.
         commandLine.setParameterExceptionHandler((e, args) -> {
             CommandLine.Model.CommandSpec failing = e.getCommandLine().getCommandSpec();
-            e.getCommandLine().getErr().println("loopdiag: " + e.getMessage()
+            e.getCommandLine().getErr().println("loopdiag: " + Views.printable(String.valueOf(e.getMessage()))
                     + " (see '" + failing.qualifiedName() + " --help')");
             return ExitCodes.USAGE;
         });
         commandLine.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            cmd.getErr().println("loopdiag: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+            cmd.getErr().println("loopdiag: " + Views.printable(e.getMessage() != null ? e.getMessage() : e.toString()));
             return ExitCodes.FINDINGS_OR_FAILURE;
         });
         return commandLine;

@@ -22,20 +22,26 @@ import java.util.Map;
 
 /**
  * Reads the agent's JSON reports ({@code loopdiag-report/1}) into findings, merging the same
- * finding seen by several JVMs. Reads as a stream, one detection at a time, and refuses what the
- * agent never writes (more detections than it keeps, nesting deeper than a report has), so a
- * hostile or huge file costs bounded memory. Any failure is an {@link Unreadable} with one line.
+ * finding seen by several JVMs. Reads as a stream, one detection at a time, keeping only the fields
+ * it uses, and refuses what the agent never writes (a file over {@link #MAX_REPORT_BYTES}, more
+ * detections than it keeps, a stack deeper than a JVM records, nesting deeper than a report has), so
+ * a hostile or huge file costs bounded memory. Any failure is an {@link Unreadable} with one line.
  */
 final class Reports {
     static final String SCHEMA = "loopdiag-report/1";
     /** The agent keeps at most this many distinct findings per JVM. */
     static final int MAX_DETECTIONS = 10_000;
+    /** Larger than any report: 10,000 findings of several kilobytes each. A larger file is refused unread. */
+    static final long MAX_REPORT_BYTES = 64L << 20;
+    /** Frames per stack: far more than a JVM records (-XX:MaxJavaStackTraceDepth, 1024 by default). */
+    static final int MAX_FRAMES = 1 << 16;
     /** Deeper than any report; a file nested deeper is not one. */
     private static final int MAX_DEPTH = 16;
     private static final int MAX_STRING = 1 << 20;
 
     private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).maxStringLength(MAX_STRING).build())
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).maxStringLength(MAX_STRING)
+                    .maxDocumentLength(MAX_REPORT_BYTES).build())
             .build());
 
     /** A report that cannot be read, said in one line naming the file. */
@@ -74,10 +80,19 @@ final class Reports {
         return new ArrayList<>(merged.values());
     }
 
-    private static List<Finding> readOne(Path path) throws Unreadable {
+    private static List<Finding> readOne(Path file) throws Unreadable {
+        String path = Views.printable(file.toString()); // as the messages name it
         List<Finding> findings = new ArrayList<>();
         String schema = null;
-        try (JsonParser parser = JSON.createParser(Files.newInputStream(path))) {
+        try {
+            if (Files.isRegularFile(file) && Files.size(file) > MAX_REPORT_BYTES) {
+                throw new Unreadable(path + ": " + (Files.size(file) >> 20) + " MB, larger than any report the agent writes (at most "
+                        + (MAX_REPORT_BYTES >> 20) + " MB are read): not a loopdiag report");
+            }
+        } catch (IOException e) {
+            // Unreadable: said below, where it is opened.
+        }
+        try (JsonParser parser = JSON.createParser(Files.newInputStream(file))) {
             JsonToken first = parser.nextToken();
             if (first != JsonToken.START_OBJECT) {
                 throw new Unreadable(path + (first == null ? ": empty, not a loopdiag report" : ": not a loopdiag report (not a JSON object)"));
@@ -96,7 +111,7 @@ final class Reports {
                             throw new Unreadable(path + ": more than " + MAX_DETECTIONS
                                     + " detections, which the agent never writes: not a loopdiag report");
                         }
-                        findings.add(finding(path, parser.readValueAsTree()));
+                        findings.add(finding(path, parser));
                     }
                 } else {
                     parser.skipChildren();
@@ -109,11 +124,11 @@ final class Reports {
             throw new Unreadable(path + ": no such file");
         } catch (JsonProcessingException e) {
             String why = e.getOriginalMessage().lines().findFirst().orElse("").replaceFirst(" \\(start marker at .*", "");
-            throw new Unreadable(path + ": not valid JSON (" + why
+            throw new Unreadable(path + ": not valid JSON (" + Views.printable(why)
                     + (e.getLocation() != null ? ", line " + e.getLocation().getLineNr() : "") + ")");
         } catch (IOException e) {
             throw new Unreadable(path + ": cannot be read (" + e.getClass().getSimpleName()
-                    + (e.getMessage() != null ? ": " + e.getMessage() : "") + ")");
+                    + (e.getMessage() != null ? ": " + Views.printable(e.getMessage()) : "") + ")");
         }
         if (schema == null) {
             throw wrongSchema(path, null);
@@ -121,35 +136,60 @@ final class Reports {
         return findings;
     }
 
-    private static Unreadable wrongSchema(Path path, String schema) {
+    private static Unreadable wrongSchema(String path, String schema) {
         return new Unreadable(path + ": not a loopdiag report (schema " + (schema == null ? "missing" : "'" + Views.printable(schema) + "'")
                 + ", expected " + SCHEMA + ")");
     }
 
-    private static Finding finding(Path path, JsonNode node) throws Unreadable {
-        String kind = node.path("kind").asText("");
-        if (!node.isObject() || kind.isEmpty()) {
+    /** The detection the parser is on (its START_OBJECT), read field by field: only what a finding keeps is kept. */
+    private static Finding finding(String path, JsonParser parser) throws IOException, Unreadable {
+        if (parser.currentToken() != JsonToken.START_OBJECT) {
+            throw new Unreadable(path + ": a detection that is not a JSON object: not a loopdiag report");
+        }
+        String kind = "";
+        String loop = null;
+        String task = null;
+        String message = "";
+        long count = 1;
+        List<String> stack = List.of();
+        List<String> createdAt = null;
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            String field = parser.currentName();
+            JsonToken value = parser.nextToken();
+            switch (field) {
+                case "kind" -> kind = Views.printable(parser.getValueAsString(""));
+                case "loop" -> loop = value == JsonToken.VALUE_STRING ? parser.getText() : null;
+                case "task" -> task = value == JsonToken.VALUE_STRING ? parser.getText() : null;
+                case "message" -> message = parser.getValueAsString("");
+                case "count" -> count = Math.max(1, parser.getValueAsLong(1));
+                case "stack" -> stack = frames(path, parser);
+                case "createdAt" -> createdAt = value == JsonToken.START_ARRAY ? frames(path, parser) : null;
+                default -> { }
+            }
+            parser.skipChildren();
+        }
+        if (kind.isEmpty()) {
             throw new Unreadable(path + ": a detection without a kind: not a loopdiag report");
         }
-        List<String> stack = strings(node.path("stack"));
-        List<String> createdAt = node.path("createdAt").isArray() ? strings(node.path("createdAt")) : null;
-        String message = node.path("message").asText("");
         List<String> identifying = !stack.isEmpty() ? stack : createdAt != null ? createdAt : List.of();
-        return new Finding(kind, text(node, "loop"), text(node, "task"), message, Math.max(1, node.path("count").asLong(1)),
-                stack, createdAt, fingerprint(kind, message, identifying), Frame.application(identifying));
+        return new Finding(kind, loop, task, message, count, stack, createdAt, fingerprint(kind, message, identifying),
+                Frame.application(identifying));
     }
 
-    private static String text(JsonNode node, String field) {
-        JsonNode value = node.path(field);
-        return value.isTextual() ? value.asText() : null;
-    }
-
-    private static List<String> strings(JsonNode array) {
-        List<String> out = new ArrayList<>(array.size());
-        for (JsonNode element : array) {
-            out.add(element.asText());
+    /** The strings of the array the parser is on, up to {@link #MAX_FRAMES}; anything else is no frames. */
+    private static List<String> frames(String path, JsonParser parser) throws IOException, Unreadable {
+        List<String> frames = new ArrayList<>();
+        if (parser.currentToken() != JsonToken.START_ARRAY) {
+            return frames;
         }
-        return out;
+        while (parser.nextToken() != JsonToken.END_ARRAY) {
+            if (frames.size() == MAX_FRAMES) {
+                throw new Unreadable(path + ": a stack of more than " + MAX_FRAMES + " frames, which no JVM records: not a loopdiag report");
+            }
+            frames.add(parser.getValueAsString(""));
+            parser.skipChildren();
+        }
+        return frames;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.loopdiag.cli;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.tools.attach.AttachNotSupportedException;
@@ -28,6 +29,7 @@ final class Target {
     static final String CONTROL_PROPERTY = "loopdiag.control";
     /** A dump is at most this big; a larger answer is not a loopdiag agent's. */
     private static final long MAX_ANSWER_BYTES = 2L << 30;
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Why a target cannot be reached, with the exit code it means. */
     static final class Failure extends Exception {
@@ -52,7 +54,7 @@ final class Target {
             throw new Failure("'" + pid + "' is not a process id (a positive number)", ExitCodes.USAGE);
         }
         Optional<ProcessHandle> process = ProcessHandle.of(pid);
-        if (process.isEmpty() || !process.get().isAlive()) {
+        if (process.isEmpty() || !isAlive(pid)) {
             throw new Failure("no process with id " + pid, ExitCodes.FINDINGS_OR_FAILURE);
         }
         String me = ProcessHandle.current().info().user().orElse(null);
@@ -63,6 +65,9 @@ final class Target {
                     ExitCodes.FINDINGS_OR_FAILURE);
         }
         if (!isJvm(pid)) {
+            if (!isAlive(pid)) {
+                throw new Failure("process " + pid + " exited", ExitCodes.FINDINGS_OR_FAILURE);
+            }
             throw new Failure("process " + pid + " is not a Java virtual machine", ExitCodes.FINDINGS_OR_FAILURE);
         }
         return new Target(pid);
@@ -99,7 +104,7 @@ final class Target {
         try {
             return VirtualMachine.attach(Long.toString(pid));
         } catch (AttachNotSupportedException | IOException e) {
-            if (!isAlive()) {
+            if (hasExited()) {
                 throw new Failure("JVM " + pid + " exited", ExitCodes.FINDINGS_OR_FAILURE);
             }
             throw new Failure("cannot attach to JVM " + pid + " (" + e.getMessage() + ")", ExitCodes.FINDINGS_OR_FAILURE);
@@ -114,65 +119,106 @@ final class Target {
         }
     }
 
-    /** Sends {@code command} to the agent and returns its JSON answer. */
+    /** Sends {@code command} to the agent and returns its JSON answer as a tree (for small answers: info). */
     JsonNode request(String command) throws Failure {
-        try {
-            return new ObjectMapper().readTree(requestBytes(command));
-        } catch (IOException e) {
-            throw new Failure("the agent in JVM " + pid + " answered with broken JSON (" + e.getMessage() + ")", ExitCodes.FINDINGS_OR_FAILURE);
+        JsonNode answer = request(command, text -> {
+            try (JsonParser parser = JSON.createParser(text)) {
+                JsonNode tree = parser.readValueAsTree();
+                if (parser.nextToken() != null) {
+                    throw new com.fasterxml.jackson.core.JsonParseException(parser, "content after the answer");
+                }
+                return tree;
+            }
+        });
+        if (answer == null || !answer.isObject()) {
+            throw new Failure("the agent in JVM " + pid + " answered nothing", ExitCodes.FINDINGS_OR_FAILURE);
         }
+        if (answer.has("error")) {
+            throw agentError(answer.path("error").asText());
+        }
+        return answer;
     }
 
     /**
-     * Sends {@code command} to the agent and returns its answer as it came (JSON), for a caller
-     * that passes it on without building a tree; an answer that is an error is a {@link Failure}.
+     * Sends {@code command} to the agent and gives {@code reader} its answer as it arrives (JSON
+     * text), to be read to its end. An answer cut short (the JVM died, the agent broke off) makes
+     * the reader's parser fail; that and every other way the request can fail is a {@link Failure}.
      */
-    byte[] requestBytes(String command) throws Failure {
+    <T> T request(String command, AnswerReader<T> reader) throws Failure {
         String socket = systemProperties().getProperty(CONTROL_PROPERTY);
         if (socket == null) {
             throw new Failure("JVM " + pid + " runs without the loopdiag agent: start it with -javaagent:"
                     + Paths.agentJar() + ", or load it now with 'loopdiag attach " + pid + "'", ExitCodes.FINDINGS_OR_FAILURE);
         }
-        byte[] answer;
         try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             channel.connect(UnixDomainSocketAddress.of(socket));
             channel.write(java.nio.ByteBuffer.wrap((command + "\n").getBytes(StandardCharsets.UTF_8)));
-            answer = new BoundedInputStream(Channels.newInputStream(channel), MAX_ANSWER_BYTES).readAllBytes();
+            InputStream answer = new BoundedInputStream(Channels.newInputStream(channel), MAX_ANSWER_BYTES);
+            return reader.read(new java.io.InputStreamReader(answer, StandardCharsets.UTF_8));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            if (hasExited()) {
+                throw exitedDuringRequest();
+            }
+            throw new Failure("the agent in JVM " + pid + " answered with broken JSON (" + Views.printable(e.getOriginalMessage())
+                    + ")", ExitCodes.FINDINGS_OR_FAILURE);
         } catch (IOException e) {
             throw lost(e);
         }
-        String error = errorIn(answer);
-        if (error != null) {
-            throw new Failure("the agent in JVM " + pid + " answered " + error, ExitCodes.FINDINGS_OR_FAILURE);
-        }
-        return answer;
     }
 
-    /** The agent's error message if {@code answer} is one (its first field is {@code error}), "nothing" if empty, else null. */
-    private static String errorIn(byte[] answer) {
-        try (com.fasterxml.jackson.core.JsonParser parser = new ObjectMapper().getFactory().createParser(answer)) {
-            if (parser.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
-                return "nothing";
-            }
-            if (parser.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME && parser.currentName().equals("error")) {
-                parser.nextToken();
-                return parser.getValueAsString();
-            }
-            return null;
-        } catch (IOException e) {
-            return "nothing readable";
-        }
+    /** Reads an agent's answer, as JSON text, to its end. */
+    @FunctionalInterface
+    interface AnswerReader<T> {
+        T read(java.io.Reader answer) throws IOException, Failure;
+    }
+
+    /** The agent's answer {@code {"error": ...}} as a failure. */
+    Failure agentError(String message) {
+        return new Failure("the agent in JVM " + pid + " answered " + Views.printable(message), ExitCodes.FINDINGS_OR_FAILURE);
+    }
+
+    private Failure exitedDuringRequest() {
+        return new Failure("JVM " + pid + " exited during the request", ExitCodes.FINDINGS_OR_FAILURE);
     }
 
     private Failure lost(IOException e) {
-        if (!isAlive()) {
-            return new Failure("JVM " + pid + " exited during the request", ExitCodes.FINDINGS_OR_FAILURE);
+        if (hasExited()) {
+            return exitedDuringRequest();
         }
         return new Failure("cannot talk to the agent in JVM " + pid + " (" + e.getMessage() + ")", ExitCodes.FINDINGS_OR_FAILURE);
     }
 
-    private boolean isAlive() {
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    /**
+     * Whether the target has exited, or does within a second: a JVM killed with SIGKILL closes its
+     * sockets a moment before it is gone, so a broken connection is checked against its end.
+     */
+    private boolean hasExited() {
+        for (int check = 0; check < 100; check++) {
+            if (!isAlive(pid)) {
+                return true;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return false;
+    }
+
+    /** Running: not gone, and not a zombie that its parent has yet to reap (which ProcessHandle counts as alive). */
+    private static boolean isAlive(long pid) {
+        if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+            return false;
+        }
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            char state = stat.charAt(stat.lastIndexOf(')') + 2);
+            return state != 'Z' && state != 'X';
+        } catch (IOException | RuntimeException noProc) {
+            return true; // no /proc to ask (not Linux): ProcessHandle's answer stands
+        }
     }
 
     /** Stops reading past a limit, so a hostile or broken peer cannot exhaust the CLI's memory. */

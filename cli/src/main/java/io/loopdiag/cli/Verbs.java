@@ -4,14 +4,18 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
+import java.io.Writer;
 import java.util.function.BiConsumer;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** What the verbs that read a dump share: fetch it, print JSON or the verb's view, map failures to exit codes. */
 final class Verbs {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private Verbs() {
     }
 
@@ -25,42 +29,147 @@ final class Verbs {
 
     /** Like {@link #run}, for a view that decides the exit code (pstree: 1 when it finds a cycle). */
     static int runWith(CommandSpec spec, TargetOptions options, View view) throws Exception {
+        return stream(spec, options, (parser, out) -> view.print(readTree(parser, options.pid), out));
+    }
+
+    /**
+     * Dumps the target and gives {@code view} the dump as it arrives, its parser on the first
+     * loop; with {@code --json}, prints the dump as the agent wrote it instead. A dump cut short
+     * (the JVM died during it) fails after what was printed, with one line; returns the exit code.
+     */
+    static int stream(CommandSpec spec, TargetOptions options, StreamedView view) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        byte[] answer;
         try {
-            answer = Target.of(options.pid).requestBytes("dump");
+            Target target = Target.of(options.pid);
+            int code = target.request("dump", text -> {
+                // --json passes the dump on as the agent wrote it, held until it is known to be one
+                // (a dump of 100,000 tasks is tens of megabytes: neither kept nor turned into a tree).
+                CopyingReader copy = new CopyingReader(text, options.json);
+                try (JsonParser parser = JSON.createParser(copy)) {
+                    if (!toFirstLoop(parser, target)) {
+                        return NO_LOOP;
+                    }
+                    if (!options.json) {
+                        return view.print(parser, out);
+                    }
+                    copy.release(out);
+                    while (parser.nextToken() != null) {
+                        parser.skipChildren(); // reads to the end, so that a dump cut short is found
+                    }
+                    out.println();
+                    return ExitCodes.OK;
+                }
+            });
+            out.flush();
+            if (code == NO_LOOP) {
+                spec.commandLine().getErr().println("loopdiag: JVM " + options.pid + " has no open event loop");
+                return ExitCodes.FINDINGS_OR_FAILURE;
+            }
+            return code;
         } catch (Target.Failure failure) {
+            out.flush();
             spec.commandLine().getErr().println("loopdiag: " + failure.getMessage());
             return failure.exitCode;
         }
-        if (!hasLoops(answer)) {
-            spec.commandLine().getErr().println("loopdiag: JVM " + options.pid + " has no open event loop");
-            return ExitCodes.FINDINGS_OR_FAILURE;
-        }
-        if (options.json) {
-            // Passed on as the agent wrote it: a dump of 100,000 tasks is tens of megabytes, and a tree of it costs seconds.
-            out.println(new String(answer, StandardCharsets.UTF_8));
-            out.flush();
-            return ExitCodes.OK;
-        }
-        int code = view.print(new ObjectMapper().readTree(answer), out);
-        out.flush();
-        return code;
     }
 
-    /** Whether the dump's {@code loops} array (written before the tasks' stacks) has an entry. */
-    private static boolean hasLoops(byte[] dump) throws IOException {
-        try (JsonParser parser = new ObjectMapper().getFactory().createParser(dump)) {
+    /** What {@link #stream}'s reader returns when the dump has no loop (not an exit code). */
+    private static final int NO_LOOP = -1;
+
+    /**
+     * Reads the dump up to its first loop: the parser is then on that loop's START_OBJECT; false
+     * if it has none. The agent writes {@code loops} before the tasks' stacks and the findings.
+     */
+    private static boolean toFirstLoop(JsonParser parser, Target target) throws IOException, Target.Failure {
+        if (parser.nextToken() != JsonToken.START_OBJECT) {
+            throw new com.fasterxml.jackson.core.JsonParseException(parser, "not a JSON object");
+        }
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            String field = parser.currentName();
             parser.nextToken();
-            while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                String field = parser.currentName();
-                parser.nextToken();
-                if (field.equals("loops")) {
-                    return parser.currentToken() == JsonToken.START_ARRAY && parser.nextToken() == JsonToken.START_OBJECT;
-                }
-                parser.skipChildren();
+            if (field.equals("error")) {
+                throw target.agentError(parser.getValueAsString(""));
             }
-            return false;
+            if (field.equals("loops")) {
+                if (parser.currentToken() == JsonToken.START_ARRAY && parser.nextToken() == JsonToken.START_OBJECT) {
+                    return true;
+                }
+                readToEnd(parser);
+                return false;
+            }
+            parser.skipChildren();
+        }
+        readToEnd(parser);
+        return false;
+    }
+
+    /** Reads the rest of the answer, which must be complete JSON. */
+    static void readToEnd(JsonParser parser) throws IOException {
+        while (parser.nextToken() != null) {
+            parser.skipChildren();
+        }
+    }
+
+    /** The rest of the dump, from its first loop on, as a tree with {@code pid}, {@code loops} and what follows them. */
+    private static JsonNode readTree(JsonParser parser, long pid) throws IOException {
+        ObjectNode dump = JSON.createObjectNode();
+        dump.put("pid", pid);
+        ArrayNode loops = dump.putArray("loops");
+        while (parser.currentToken() == JsonToken.START_OBJECT) {
+            loops.add((JsonNode) parser.readValueAsTree());
+            parser.nextToken();
+        }
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            String field = parser.currentName();
+            parser.nextToken();
+            dump.set(field, parser.readValueAsTree());
+        }
+        readToEnd(parser);
+        return dump;
+    }
+
+    /** A view that reads the dump as it arrives, from its parser on the first loop, to the end; returns the exit code. */
+    @FunctionalInterface
+    interface StreamedView {
+        int print(JsonParser parser, PrintWriter out) throws IOException;
+    }
+
+    /** Passes on what is read, held until {@link #release} and then straight to the writer; or nothing, if not asked to copy. */
+    private static final class CopyingReader extends java.io.FilterReader {
+        private StringBuilder held;
+        private Writer sink;
+
+        CopyingReader(java.io.Reader in, boolean copy) {
+            super(in);
+            this.held = copy ? new StringBuilder() : null;
+        }
+
+        void release(Writer writer) throws IOException {
+            writer.append(held);
+            held = null;
+            sink = writer;
+        }
+
+        @Override
+        public int read(char[] buffer, int offset, int length) throws IOException {
+            int n = super.read(buffer, offset, length);
+            if (n > 0 && sink != null) {
+                sink.write(buffer, offset, n);
+            } else if (n > 0 && held != null) {
+                held.append(buffer, offset, n);
+            }
+            return n;
+        }
+
+        @Override
+        public int read() throws IOException {
+            char[] one = new char[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0];
+        }
+
+        @Override
+        public long skip(long count) throws IOException {
+            return read(new char[(int) Math.min(count, 8192)], 0, (int) Math.min(count, 8192));
         }
     }
 

@@ -86,11 +86,15 @@ final class Views {
         return all;
     }
 
-    /** Terminal control characters from the application shown as escapes, so a name cannot rewrite the screen. */
+    /**
+     * Terminal control characters from the application shown as escapes, so a name cannot rewrite
+     * the screen or break a line; so are lone surrogates and U+FFFE/U+FFFF, which XML 1.0 cannot hold.
+     */
     static String printable(String text) {
         StringBuilder out = new StringBuilder(text.length());
         text.codePoints().forEach(c -> {
-            if (Character.isISOControl(c)) {
+            boolean loneSurrogate = c >= Character.MIN_SURROGATE && c <= Character.MAX_SURROGATE; // a pair is one code point
+            if (Character.isISOControl(c) || loneSurrogate || c == 0xFFFE || c == 0xFFFF) {
                 out.append(String.format("\\u%04x", c));
             } else {
                 out.appendCodePoint(c);

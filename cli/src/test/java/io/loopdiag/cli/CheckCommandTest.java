@@ -98,6 +98,47 @@ class CheckCommandTest {
         assertEquals(41, result.path("locations").get(0).path("physicalLocation").path("region").path("startLine").asInt());
     }
 
+    /**
+     * Every character XML 1.0 cannot hold (C0 controls, lone surrogates, U+FFFF) and markup, in a
+     * finding's kind, message and frames: the JUnit XML still parses with the JDK's parser, the
+     * SARIF with Jackson, and the text shows them escaped.
+     */
+    @Test
+    void charactersXmlCannotHoldLeaveTheJunitXmlAndSarifValid() throws Exception {
+        String hostile = "\\u0000\\u0007\\r\\n\\u001b[31m\\ud800\\uffff]]><&'\\\"";
+        Path report = report("a.json", finding("blocking-call", "sleep " + hostile, 1, 41),
+                finding("slow-callback" + hostile, "slow", 1, 42).replace("Cart.total", "Cart.subtotal" + hostile));
+        Path xml = temp.resolve("junit.xml");
+        Path sarif = temp.resolve("loopdiag.sarif");
+        assertEquals(1, check("check", report.toString(), "--junit-xml", xml.toString(), "--sarif", sarif.toString()), err.toString());
+        String escaped = "\\u0000\\u0007\\u000d\\u000a\\u001b[31m\\ud800\\uffff]]><&'\"";
+        assertTrue(out.toString().contains("sleep " + escaped), out.toString());
+        assertTrue(out.toString().contains("slow-callback" + escaped + " (1 finding"), out.toString());
+        assertTrue(out.toString().replace("\n", "").codePoints().noneMatch(Character::isISOControl), out.toString());
+        org.w3c.dom.NodeList cases = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile())
+                .getElementsByTagName("testcase");
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (int i = 0; i < cases.getLength(); i++) {
+            names.add(((org.w3c.dom.Element) cases.item(i)).getAttribute("name"));
+        }
+        assertEquals(java.util.Set.of("blocking-call: sleep " + escaped, "slow-callback" + escaped + ": slow"), names);
+        JsonNode results = new ObjectMapper().readTree(sarif.toFile()).path("runs").get(0).path("results");
+        assertEquals(2, results.size(), results.toString());
+        java.util.List<String> messages = new java.util.ArrayList<>();
+        results.forEach(result -> messages.add(result.path("message").path("text").asText()));
+        assertTrue(messages.stream().anyMatch(m -> m.startsWith("sleep " + escaped + "\n")), messages.toString());
+    }
+
+    /** A file name with a newline or an escape in it is named on the one line, escaped. */
+    @Test
+    void aFileNameWithControlCharactersIsNamedEscapedOnOneLine() throws Exception {
+        Path file = temp.resolve("bad\n\u001b[2Jname.json");
+        Files.writeString(file, "hello");
+        assertEquals(ExitCodes.USAGE, check("check", file.toString()));
+        assertEquals(1, err.toString().lines().count(), err.toString());
+        assertTrue(err.toString().startsWith("loopdiag: " + temp + "/bad\\u000a\\u001b[2Jname.json: not valid JSON"), err.toString());
+    }
+
     /** Each unreadable input is one line naming the file, exit code 2, no stack trace. */
     @ParameterizedTest(name = "[{index}] {0}")
     @CsvSource(delimiter = '|', value = {
@@ -126,7 +167,7 @@ class CheckCommandTest {
     @Test
     void deepNestingIsRefusedWithoutAStackOverflow() throws Exception {
         Path file = temp.resolve("deep.json");
-        Files.writeString(file, "{\"schema\": \"loopdiag-report/1\", \"detections\": [" + "[".repeat(100_000) + "]".repeat(100_000) + "]}");
+        Files.writeString(file, "{\"schema\": \"loopdiag-report/1\", \"padding\": " + "[".repeat(100_000) + "]".repeat(100_000) + "}");
         assertEquals(ExitCodes.USAGE, check("check", file.toString()));
         assertTrue(err.toString().contains("not valid JSON (Document nesting depth"), err.toString());
     }

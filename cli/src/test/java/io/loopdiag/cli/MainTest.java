@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class MainTest {
     private final StringWriter out = new StringWriter();
@@ -49,5 +51,40 @@ class MainTest {
     void demoWithAMissingAppsJarSaysWhichAndExitsTwo() {
         assertEquals(ExitCodes.USAGE, run("demo", "--apps", "/nonexistent/test-apps.jar"));
         assertTrue(err.toString().contains("/nonexistent/test-apps.jar"), err.toString());
+    }
+
+    /** Each bad command line: one line on stderr starting with loopdiag:, saying what is wrong, and exit code 2. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "list --bogus                   | Unknown option: '--bogus'",
+        "attach 123 --bogus             | Unknown option: '--bogus'",
+        "ps --bogus 123                 | Unknown option: '--bogus'",
+        "pstree 123 --bogus             | Unknown option: '--bogus'",
+        "dump --json --bogus 123        | Unknown option: '--bogus'",
+        "check --bogus r.json           | Unknown option: '--bogus'",
+        "run --bogus -- true            | Unknown option: '--bogus'",
+        "ps --sort sideways 123         | Invalid value for option '--sort'",
+        "check --fail-on nonsense r.json| 'nonsense' is not a kind",
+        "ps -5                          | '-5' is not a process id",
+        "pstree 0                       | '0' is not a process id",
+        "dump abc                       | 'abc' is not a long",
+        "dump 99999999999999999999      | '99999999999999999999' is not a long",
+        "ps                             | Missing required parameter: 'PID'",
+        "dump 123 456                   | Unmatched argument",
+        "check                          | Missing required parameter: 'REPORT'",
+        "run                            | Missing required parameter: 'COMMAND'",
+    })
+    void aBadCommandLineIsOneLineAndExitCodeTwo(String commandLine, String expected) {
+        assertEquals(ExitCodes.USAGE, run(commandLine.strip().split(" +")), err.toString());
+        assertEquals(1, err.toString().lines().count(), err.toString());
+        assertTrue(err.toString().startsWith("loopdiag: ") && err.toString().contains(expected), err.toString());
+        assertEquals("", out.toString());
+    }
+
+    @Test
+    void controlCharactersInABadArgumentAreEscapedOnItsOneLine() {
+        assertEquals(ExitCodes.USAGE, run("ps", "12\n\u001b[2J"));
+        assertEquals(1, err.toString().lines().count(), err.toString());
+        assertTrue(err.toString().contains("12\\u000a\\u001b[2J"), err.toString());
     }
 }

@@ -51,6 +51,8 @@ public final class Main {
         add(NoLoop.NAME, NoLoop.DESCRIPTION, NoLoop::main);
         add(ManyTasks.NAME, ManyTasks.DESCRIPTION, ManyTasks::main);
         add(SoakServer.NAME, SoakServer.DESCRIPTION, SoakServer::main);
+        add(ClosingLoops.NAME, ClosingLoops.DESCRIPTION, ClosingLoops::main);
+        add(HostileTasks.NAME, HostileTasks.DESCRIPTION, HostileTasks::main);
     }
 
     private Main() {

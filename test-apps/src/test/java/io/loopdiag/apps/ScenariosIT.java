@@ -41,7 +41,8 @@ class ScenariosIT {
      * HttpServerIT http-server, the agent's SoakServerIT soak-server.
      */
     private static final List<String> ENDLESS = List.of("echo-server", "http-server", "loop-stall", "stuck-service",
-            "await-deadlock", "no-loop", "many-tasks", "blocking-on-cue", "soak-server");
+            "await-deadlock", "no-loop", "many-tasks", "blocking-on-cue", "soak-server", "closing-loops",
+            "hostile-tasks");
 
     static List<String> finiteScenarios() {
         return FINITE;
@@ -81,7 +82,8 @@ class ScenariosIT {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"loop-stall, loop-stall spinning", "stuck-service, stuck-service ready", "await-deadlock, await-deadlock ready",
-        "no-loop, no-loop ready", "many-tasks, many-tasks ready", "blocking-on-cue, blocking-on-cue ready"})
+        "no-loop, no-loop ready", "many-tasks, many-tasks ready", "blocking-on-cue, blocking-on-cue ready",
+        "closing-loops, closing-loops ready", "hostile-tasks, hostile-tasks ready"})
     void anEndlessScenarioSaysItIsReadyAndNeverExits(String name, String firstLine) throws Exception {
         Process child = scenario(name).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try {

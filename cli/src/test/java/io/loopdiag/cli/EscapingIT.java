@@ -1,0 +1,54 @@
+package io.loopdiag.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Names from the application (hostile-tasks: a loop and tasks named with an ANSI escape, a
+ * carriage return, a bell, a newline) reach no terminal raw in ps, pstree and dump, while their
+ * JSON keeps them exactly. (check's outputs: CheckCommandTest.)
+ */
+@Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class EscapingIT {
+    private static final String LOOP = "hostile\u001b[31m-loop\r";
+    private static final List<String> TASKS = List.of("red\u001b[31mtask", "cr\roverwrite", "bell\u0007task", "two\nlines");
+
+    private final Jvms jvms = new Jvms();
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        jvms.close();
+    }
+
+    @Test
+    void controlCharactersInNamesAreEscapedInTextAndIntactInJson() throws Exception {
+        Jvms.Scenario target = jvms.start("log=off", "hostile-tasks");
+        for (String verb : List.of("ps", "pstree", "dump")) {
+            Jvms.Run run = jvms.cli(verb, target.pidText());
+            assertEquals(0, run.exitCode(), verb + ": " + run.err());
+            String shown = run.out().replace("\n", ""); // the views' own line ends; nothing else may be a control
+            assertTrue(shown.codePoints().noneMatch(Character::isISOControl), verb + " printed a control character:\n" + run.out());
+            // ps cuts loop names to 14 columns and task names to 12; the escapes are whole in what is shown
+            String loop = "hostile\\u001b[31m-loop\\u000d";
+            assertTrue(run.out().contains(verb.equals("ps") ? Views.fit(loop, 14) : loop), verb + ":\n" + run.out());
+            for (String name : List.of("red\\u001b[31mtask", "cr\\u000doverwrite", "bell\\u0007task", "two\\u000alines")) {
+                String expected = verb.equals("ps") ? Views.fit(name, 12) : name;
+                assertTrue(run.out().contains(expected), verb + " shows " + expected + ":\n" + run.out());
+            }
+        }
+        JsonNode dump = new ObjectMapper().readTree(jvms.cli("dump", "--json", target.pidText()).out());
+        JsonNode loop = dump.path("loops").get(0);
+        assertEquals(LOOP, loop.path("name").asText());
+        List<String> names = new ArrayList<>();
+        loop.path("tasks").forEach(task -> names.add(task.path("name").asText()));
+        assertTrue(names.containsAll(TASKS), "the JSON keeps the names exactly: " + names);
+    }
+}

@@ -1,0 +1,113 @@
+package io.loopdiag.cli;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The child JVMs of the CLI's end-to-end tests: test-apps scenarios (with the packaged agent or
+ * not) and the packaged CLI, run by process id as a user runs it. Whatever it starts, {@link
+ * #close} kills; a test class closes it in {@code @AfterEach}.
+ */
+final class Jvms implements AutoCloseable {
+    static final String JAVA = ProcessHandle.current().info().command().orElseThrow();
+    static final Path CLI = Path.of("target/loopdiag.jar").toAbsolutePath();
+    static final Path AGENT = Path.of("../agent/target/loopdiag-agent.jar").toAbsolutePath();
+    static final Path APPS = Path.of("../test-apps/target/test-apps.jar").toAbsolutePath();
+
+    private final List<Process> started = new ArrayList<>();
+
+    /** What the CLI printed and returned. */
+    record Run(int exitCode, String out, String err) {
+    }
+
+    /** A scenario that said it is ready; its stdout goes on. */
+    record Scenario(Process process, BufferedReader out) {
+        long pid() {
+            return process.pid();
+        }
+
+        String pidText() {
+            return Long.toString(process.pid());
+        }
+    }
+
+    /**
+     * Starts {@code scenario args...}, with the agent and {@code agentOptions} unless those are
+     * null, and returns once its first line (which it prints when ready) has come.
+     */
+    Scenario start(String agentOptions, String scenario, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(JAVA));
+        if (agentOptions != null) {
+            command.add("-javaagent:" + AGENT + "=" + agentOptions);
+        }
+        command.addAll(List.of("-jar", APPS.toString(), scenario));
+        command.addAll(List.of(args));
+        Process target = track(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start());
+        BufferedReader out = new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8));
+        String ready = out.readLine();
+        assertTrue(ready != null && (ready.endsWith(" ready") || ready.endsWith(" spinning") || ready.startsWith("echo-server listening")),
+                scenario + " started: " + ready);
+        return new Scenario(target, out);
+    }
+
+    /** Kills {@code process} with the others at the end. */
+    Process track(Process process) {
+        started.add(process);
+        return process;
+    }
+
+    /** Starts the CLI with {@code args}, as {@code java [jvmOptions] -jar loopdiag.jar args}, behind {@code prefix} (setpriv...). */
+    Process startCli(List<String> prefix, Path jar, List<String> jvmOptions, String... args) throws IOException {
+        List<String> command = new ArrayList<>(prefix);
+        command.add(JAVA);
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar.toString()));
+        command.addAll(List.of(args));
+        return track(new ProcessBuilder(command).start());
+    }
+
+    /** Runs the CLI to its end. */
+    Run cli(String... args) throws Exception {
+        return cli(List.of(), CLI, List.of(), args);
+    }
+
+    Run cli(List<String> prefix, Path jar, List<String> jvmOptions, String... args) throws Exception {
+        return finish(startCli(prefix, jar, jvmOptions, args));
+    }
+
+    /** Waits for a started CLI to end and collects what it printed. */
+    static Run finish(Process cli) throws Exception {
+        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(cli.getErrorStream()));
+        String out = read(cli.getInputStream());
+        assertTrue(cli.waitFor(60, TimeUnit.SECONDS), "the CLI ended");
+        return new Run(cli.exitValue(), out, err.join());
+    }
+
+    static String read(InputStream in) {
+        try {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        for (Process process : started) {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+        started.clear();
+    }
+}
