@@ -32,7 +32,7 @@ final class Baseline {
             if (Files.size(path) > MAX_BYTES) {
                 throw new Reports.Unreadable(path + ": larger than any baseline (" + Files.size(path) + " bytes): not a loopdiag baseline");
             }
-            root = new ObjectMapper().readTree(path.toFile());
+            root = Json.mapper().readTree(path.toFile());
         } catch (NoSuchFileException e) {
             throw new Reports.Unreadable(path + ": no such file");
         } catch (IOException e) {
@@ -50,7 +50,7 @@ final class Baseline {
 
     /** Writes {@code findings} as the baseline at {@code path}. */
     static void write(Path path, List<Reports.Finding> findings) throws IOException {
-        ObjectMapper json = new ObjectMapper();
+        ObjectMapper json = Json.mapper();
         ObjectNode root = json.createObjectNode();
         root.put("schema", SCHEMA);
         root.put("written", Instant.now().toString());

@@ -3,7 +3,6 @@ package io.loopdiag.cli;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -21,7 +20,6 @@ import picocli.CommandLine.Spec;
 @Command(name = "dump", mixinStandardHelpOptions = true,
         header = "Prints every task's suspension stack, per loop, and what each loop runs now.")
 final class DumpCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Spec
     CommandSpec spec;
@@ -40,7 +38,7 @@ final class DumpCommand implements Callable<Integer> {
             printLoop(parser, out);
             parser.nextToken();
         }
-        ObjectNode rest = JSON.createObjectNode(); // what follows the loops: the findings
+        ObjectNode rest = Json.mapper().createObjectNode(); // what follows the loops: the findings
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             String field = parser.currentName();
             parser.nextToken();
@@ -53,7 +51,7 @@ final class DumpCommand implements Callable<Integer> {
 
     /** One loop, from its START_OBJECT to its END_OBJECT: the fields before its tasks make the header. */
     private static void printLoop(JsonParser parser, PrintWriter out) throws IOException {
-        ObjectNode loop = JSON.createObjectNode();
+        ObjectNode loop = Json.mapper().createObjectNode();
         boolean headed = false;
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             String field = parser.currentName();

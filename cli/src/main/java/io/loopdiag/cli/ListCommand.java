@@ -1,7 +1,6 @@
 package io.loopdiag.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.tools.attach.VirtualMachine;
@@ -35,7 +34,7 @@ final class ListCommand implements Callable<Integer> {
         List<VirtualMachineDescriptor> jvms = VirtualMachine.list().stream()
                 .filter(jvm -> !jvm.id().equals(Long.toString(self)))
                 .sorted(Comparator.comparingLong(jvm -> Long.parseLong(jvm.id()))).toList();
-        ObjectNode root = new ObjectMapper().createObjectNode();
+        ObjectNode root = Json.mapper().createObjectNode();
         root.put("schema", SCHEMA);
         ArrayNode rows = root.putArray("jvms");
         for (VirtualMachineDescriptor jvm : jvms) {
@@ -45,7 +44,7 @@ final class ListCommand implements Callable<Integer> {
             describe(row);
         }
         if (json) {
-            out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+            out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
             return ExitCodes.OK;
         }
         out.printf(ROW, "PID", "AGENT", "LOOPS", "TASKS", "MAIN");

@@ -30,7 +30,7 @@ final class Sarif {
 
     /** Writes the file; {@code againstBaseline} says whether a baseline was given, for each result's {@code baselineState}. */
     static void write(Path path, List<Gate.Judged> judged, Sources sources, boolean againstBaseline) throws IOException {
-        ObjectMapper json = new ObjectMapper();
+        ObjectMapper json = Json.mapper();
         ObjectNode root = json.createObjectNode();
         root.put("$schema", SCHEMA_URI);
         root.put("version", VERSION);

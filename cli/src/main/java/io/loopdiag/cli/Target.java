@@ -2,7 +2,6 @@ package io.loopdiag.cli;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.tools.attach.AttachNotSupportedException;
 import com.sun.tools.attach.VirtualMachine;
 import com.sun.tools.attach.VirtualMachineDescriptor;
@@ -27,9 +26,14 @@ import java.util.Properties;
 final class Target {
     /** The system property in which the agent publishes its control socket's path. */
     static final String CONTROL_PROPERTY = "loopdiag.control";
+    /**
+     * How long a target may stay silent (no answer to the attach, no byte of a dump) before the
+     * CLI gives up on it: a stopped or starved JVM must not hang the CLI, nor {@code list} for all.
+     * The system property {@code loopdiag.silenceMillis} changes it (tests).
+     */
+    static final java.time.Duration SILENCE_LIMIT = java.time.Duration.ofMillis(Long.getLong("loopdiag.silenceMillis", 10_000));
     /** A dump is at most this big; a larger answer is not a loopdiag agent's. */
     private static final long MAX_ANSWER_BYTES = 2L << 30;
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Why a target cannot be reached, with the exit code it means. */
     static final class Failure extends Exception {
@@ -88,15 +92,39 @@ final class Target {
         }
     }
 
-    /** The target's system properties, through the attach mechanism. */
+    /**
+     * The target's system properties, through the attach mechanism; a JVM that does not answer
+     * within {@link #SILENCE_LIMIT} (stopped, or starved) is given up on.
+     */
     Properties systemProperties() throws Failure {
-        VirtualMachine vm = attach();
+        java.util.concurrent.CompletableFuture<Properties> answer = new java.util.concurrent.CompletableFuture<>();
+        Thread asking = new Thread(() -> {
+            try {
+                VirtualMachine vm = attach();
+                try {
+                    answer.complete(vm.getSystemProperties());
+                } finally {
+                    detach(vm);
+                }
+            } catch (Throwable t) {
+                answer.completeExceptionally(t);
+            }
+        }, "loopdiag-attach");
+        asking.setDaemon(true); // if the JVM never answers, nothing waits for this thread
+        asking.start();
         try {
-            return vm.getSystemProperties();
-        } catch (IOException e) {
-            throw lost(e);
-        } finally {
-            detach(vm);
+            return answer.get(SILENCE_LIMIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw silent();
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof Failure failure) {
+                throw failure;
+            }
+            throw e.getCause() instanceof IOException io ? lost(io) : new Failure("cannot attach to JVM " + pid + " ("
+                    + Views.printable(String.valueOf(e.getCause())) + ")", ExitCodes.FINDINGS_OR_FAILURE);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Failure("interrupted", ExitCodes.FINDINGS_OR_FAILURE);
         }
     }
 
@@ -121,8 +149,8 @@ final class Target {
 
     /** Sends {@code command} to the agent and returns its JSON answer as a tree (for small answers: info). */
     JsonNode request(String command) throws Failure {
-        JsonNode answer = request(command, text -> {
-            try (JsonParser parser = JSON.createParser(text)) {
+        JsonNode answer = request(command, bytes -> {
+            try (JsonParser parser = Json.mapper().createParser(bytes)) {
                 JsonNode tree = parser.readValueAsTree();
                 if (parser.nextToken() != null) {
                     throw new com.fasterxml.jackson.core.JsonParseException(parser, "content after the answer");
@@ -150,31 +178,42 @@ final class Target {
             throw new Failure("JVM " + pid + " runs without the loopdiag agent: start it with -javaagent:"
                     + Paths.agentJar() + ", or load it now with 'loopdiag attach " + pid + "'", ExitCodes.FINDINGS_OR_FAILURE);
         }
+        AnswerStream answer = null;
         try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             channel.connect(UnixDomainSocketAddress.of(socket));
             channel.write(java.nio.ByteBuffer.wrap((command + "\n").getBytes(StandardCharsets.UTF_8)));
-            InputStream answer = new BoundedInputStream(Channels.newInputStream(channel), MAX_ANSWER_BYTES);
-            return reader.read(new java.io.InputStreamReader(answer, StandardCharsets.UTF_8));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            if (hasExited()) {
-                throw exitedDuringRequest();
-            }
-            throw new Failure("the agent in JVM " + pid + " answered with broken JSON (" + Views.printable(e.getOriginalMessage())
-                    + ")", ExitCodes.FINDINGS_OR_FAILURE);
+            answer = new AnswerStream(channel);
+            return reader.read(answer);
         } catch (IOException e) {
+            if (answer != null && answer.silent) {
+                throw silent();
+            }
+            if (e instanceof com.fasterxml.jackson.core.JsonProcessingException broken && !hasExited()) {
+                throw new Failure("the agent in JVM " + pid + " answered with broken JSON ("
+                        + Views.printable(broken.getOriginalMessage()) + ")", ExitCodes.FINDINGS_OR_FAILURE);
+            }
             throw lost(e);
+        } finally {
+            if (answer != null) {
+                answer.done = true;
+            }
         }
     }
 
-    /** Reads an agent's answer, as JSON text, to its end. */
+    /** Reads an agent's answer, JSON in UTF-8, to its end. */
     @FunctionalInterface
     interface AnswerReader<T> {
-        T read(java.io.Reader answer) throws IOException, Failure;
+        T read(InputStream answer) throws IOException, Failure;
     }
 
     /** The agent's answer {@code {"error": ...}} as a failure. */
     Failure agentError(String message) {
         return new Failure("the agent in JVM " + pid + " answered " + Views.printable(message), ExitCodes.FINDINGS_OR_FAILURE);
+    }
+
+    private Failure silent() {
+        return new Failure("JVM " + pid + " did not answer for " + SILENCE_LIMIT.toSeconds()
+                + " s (stopped, or starved of CPU); gave up on it", ExitCodes.FINDINGS_OR_FAILURE);
     }
 
     private Failure exitedDuringRequest() {
@@ -221,25 +260,50 @@ final class Target {
         }
     }
 
-    /** Stops reading past a limit, so a hostile or broken peer cannot exhaust the CLI's memory. */
-    private static final class BoundedInputStream extends java.io.FilterInputStream {
-        private long left;
+    /**
+     * The agent's answer as it arrives. Past {@link #MAX_ANSWER_BYTES} it fails, so a hostile or
+     * broken peer cannot exhaust the CLI's memory; a read that waits {@link #SILENCE_LIMIT} for a
+     * byte is ended by a watching daemon thread, which closes the connection (time the CLI spends
+     * writing, to a paused pager say, is not the target's silence).
+     */
+    private static final class AnswerStream extends java.io.FilterInputStream {
+        private static final long NOT_READING = Long.MIN_VALUE;
+        private final SocketChannel channel;
+        private long left = MAX_ANSWER_BYTES;
+        private volatile long readingSince = NOT_READING;
+        volatile boolean done;
+        volatile boolean silent;
 
-        BoundedInputStream(InputStream in, long limit) {
-            super(in);
-            this.left = limit;
+        AnswerStream(SocketChannel channel) {
+            super(Channels.newInputStream(channel));
+            this.channel = channel;
+            Thread watching = new Thread(this::closeWhenSilent, "loopdiag-silence");
+            watching.setDaemon(true);
+            watching.start();
+        }
+
+        private void closeWhenSilent() {
+            long limit = SILENCE_LIMIT.toNanos();
+            while (!done) {
+                long since = readingSince;
+                long waited = since == NOT_READING ? 0 : System.nanoTime() - since;
+                if (waited >= limit) {
+                    silent = true;
+                    try {
+                        channel.close();
+                    } catch (IOException ignored) {
+                        // Closing is all there is to do.
+                    }
+                    return;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(Math.min(limit - waited, 100_000_000L));
+            }
         }
 
         @Override
         public int read() throws IOException {
-            if (left <= 0) {
-                throw new IOException("the answer is larger than " + MAX_ANSWER_BYTES + " bytes");
-            }
-            int c = super.read();
-            if (c >= 0) {
-                left--;
-            }
-            return c;
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override
@@ -247,11 +311,16 @@ final class Target {
             if (left <= 0) {
                 throw new IOException("the answer is larger than " + MAX_ANSWER_BYTES + " bytes");
             }
-            int n = super.read(buffer, offset, (int) Math.min(length, left));
-            if (n > 0) {
-                left -= n;
+            readingSince = System.nanoTime();
+            try {
+                int n = super.read(buffer, offset, (int) Math.min(length, left));
+                if (n > 0) {
+                    left -= n;
+                }
+                return n;
+            } finally {
+                readingSince = NOT_READING;
             }
-            return n;
         }
     }
 }

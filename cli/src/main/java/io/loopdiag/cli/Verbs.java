@@ -3,18 +3,15 @@ package io.loopdiag.cli;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.Writer;
 import java.util.function.BiConsumer;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** What the verbs that read a dump share: fetch it, print JSON or the verb's view, map failures to exit codes. */
 final class Verbs {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private Verbs() {
     }
@@ -41,22 +38,22 @@ final class Verbs {
         PrintWriter out = spec.commandLine().getOut();
         try {
             Target target = Target.of(options.pid);
-            int code = target.request("dump", text -> {
-                // --json passes the dump on as the agent wrote it, held until it is known to be one
-                // (a dump of 100,000 tasks is tens of megabytes: neither kept nor turned into a tree).
-                CopyingReader copy = new CopyingReader(text, options.json);
-                try (JsonParser parser = JSON.createParser(copy)) {
+            int code = target.request("dump", answer -> {
+                // --json passes the dump on as the agent wrote it, bytes to bytes, held until it is
+                // known to be one (a dump of 100,000 tasks is tens of megabytes: neither kept nor
+                // decoded nor turned into a tree), and parsed on the way to find one cut short.
+                CopyingStream copy = new CopyingStream(answer, options.json);
+                try (JsonParser parser = options.json ? Json.STREAMS.createParser(copy) : Json.mapper().createParser(copy)) {
                     if (!toFirstLoop(parser, target)) {
                         return NO_LOOP;
                     }
                     if (!options.json) {
                         return view.print(parser, out);
                     }
-                    copy.release(out);
-                    while (parser.nextToken() != null) {
-                        parser.skipChildren(); // reads to the end, so that a dump cut short is found
-                    }
-                    out.println();
+                    out.flush();
+                    copy.release(System.out);
+                    readToEnd(parser);
+                    System.out.println();
                     return ExitCodes.OK;
                 }
             });
@@ -112,7 +109,7 @@ final class Verbs {
 
     /** The rest of the dump, from its first loop on, as a tree with {@code pid}, {@code loops} and what follows them. */
     private static JsonNode readTree(JsonParser parser, long pid) throws IOException {
-        ObjectNode dump = JSON.createObjectNode();
+        ObjectNode dump = Json.mapper().createObjectNode();
         dump.put("pid", pid);
         ArrayNode loops = dump.putArray("loops");
         while (parser.currentToken() == JsonToken.START_OBJECT) {
@@ -134,42 +131,42 @@ final class Verbs {
         int print(JsonParser parser, PrintWriter out) throws IOException;
     }
 
-    /** Passes on what is read, held until {@link #release} and then straight to the writer; or nothing, if not asked to copy. */
-    private static final class CopyingReader extends java.io.FilterReader {
-        private StringBuilder held;
-        private Writer sink;
+    /** Passes on what is read, held until {@link #release} and then straight to the sink; or nothing, if not asked to copy. */
+    private static final class CopyingStream extends java.io.FilterInputStream {
+        private java.io.ByteArrayOutputStream held;
+        private java.io.OutputStream sink;
 
-        CopyingReader(java.io.Reader in, boolean copy) {
+        CopyingStream(java.io.InputStream in, boolean copy) {
             super(in);
-            this.held = copy ? new StringBuilder() : null;
+            this.held = copy ? new java.io.ByteArrayOutputStream() : null;
         }
 
-        void release(Writer writer) throws IOException {
-            writer.append(held);
+        void release(java.io.OutputStream to) throws IOException {
+            held.writeTo(to);
             held = null;
-            sink = writer;
+            sink = to;
         }
 
         @Override
-        public int read(char[] buffer, int offset, int length) throws IOException {
+        public int read(byte[] buffer, int offset, int length) throws IOException {
             int n = super.read(buffer, offset, length);
             if (n > 0 && sink != null) {
                 sink.write(buffer, offset, n);
             } else if (n > 0 && held != null) {
-                held.append(buffer, offset, n);
+                held.write(buffer, offset, n);
             }
             return n;
         }
 
         @Override
         public int read() throws IOException {
-            char[] one = new char[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0];
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override
         public long skip(long count) throws IOException {
-            return read(new char[(int) Math.min(count, 8192)], 0, (int) Math.min(count, 8192));
+            return read(new byte[(int) Math.min(count, 8192)], 0, (int) Math.min(count, 8192));
         }
     }
 

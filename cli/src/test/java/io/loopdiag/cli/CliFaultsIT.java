@@ -133,6 +133,40 @@ class CliFaultsIT {
         assertTrue(loopIds.stream().distinct().count() >= 2, "dumped loops of different rounds: " + loopIds);
     }
 
+    /**
+     * A JVM stopped with SIGSTOP (or too starved to answer) still accepts connections, so a CLI
+     * without a limit would wait on it forever, and {@code list} with it. Each gives up after the
+     * silence limit (2 s here) in one line; the JVM runs on once continued.
+     */
+    @Test
+    void aStoppedTargetIsGivenUpOnInOneLineAndListGoesOn() throws Exception {
+        Jvms.Scenario target = jvms.start("log=off", "await-deadlock");
+        assertEquals(0, jvms.cli("ps", target.pidText()).exitCode(), "the attach listener runs, as in any JVM dumped before");
+        List<String> twoSeconds = List.of("-Dloopdiag.silenceMillis=2000");
+        signal("STOP", target);
+        try {
+            Jvms.Run dump = jvms.cli(List.of(), Jvms.CLI, twoSeconds, "dump", target.pidText());
+            assertEquals(ExitCodes.FINDINGS_OR_FAILURE, dump.exitCode(), dump.out() + dump.err());
+            assertEquals("loopdiag: JVM " + target.pid() + " did not answer for 2 s (stopped, or starved of CPU); gave up on it",
+                    dump.err().strip());
+            Jvms.Run list = jvms.cli(List.of(), Jvms.CLI, twoSeconds, "list", "--json");
+            assertEquals(0, list.exitCode(), list.err());
+            JsonNode row = null;
+            for (JsonNode jvm : JSON.readTree(list.out()).path("jvms")) {
+                row = jvm.path("pid").asLong() == target.pid() ? jvm : row;
+            }
+            assertTrue(row != null && row.path("note").asText().contains("did not answer"), list.out());
+        } finally {
+            signal("CONT", target);
+        }
+        Jvms.Run after = jvms.cli("ps", target.pidText());
+        assertEquals(0, after.exitCode(), "the target runs on: " + after.err());
+    }
+
+    private static void signal(String name, Jvms.Scenario target) throws Exception {
+        assertEquals(0, new ProcessBuilder("kill", "-" + name, target.pidText()).start().waitFor());
+    }
+
     private long dispatchCount(Jvms.Scenario target) throws Exception {
         Jvms.Run run = jvms.cli("dump", "--json", target.pidText());
         assertEquals(0, run.exitCode(), run.err());

@@ -1,0 +1,26 @@
+package io.loopdiag.cli;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * The CLI's JSON machinery, in one place. The streaming factory is cheap; the mapper (trees,
+ * pretty printing) loads some 500 classes, about 0.3 s of a cold start here, so it is made on
+ * first use: {@code dump --json} and {@code --help} never pay for it.
+ */
+final class Json {
+    /** Parsers and generators that read and write as a stream, without trees. */
+    static final JsonFactory STREAMS = new JsonFactory();
+
+    private Json() {
+    }
+
+    /** The mapper, for trees; its parsers can read a value as a tree. */
+    static ObjectMapper mapper() {
+        return Mapper.INSTANCE;
+    }
+
+    private static final class Mapper {
+        static final ObjectMapper INSTANCE = new ObjectMapper();
+    }
+}
