@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The packaged agent jar: its manifest, and a child JVM that loads it. */
 @Timeout(60)
@@ -167,5 +168,34 @@ class AgentJarIT {
         assertTrue(lines.get(0).contains("loaded"), output);
         assertTrue(lines.get(1).contains("already installed"), output);
         assertTrue(Files.size(JAR) > 0);
+    }
+
+    /**
+     * The agent at start and then attached, or attached twice: the second says so and one agent
+     * runs, so a blocking call is reported once, not once per agent.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"-javaagent, then attach", "attach, then attach"})
+    void aSecondLoadByAttachSaysSoAndOneAgentRuns(String how) throws Exception {
+        try (LiveChild child = LiveChild.scenario(how.startsWith("-javaagent") ? "log=stderr" : null, "blocking-on-cue")) {
+            child.expectLine("blocking-on-cue ready");
+            int loads = how.startsWith("-javaagent") ? 1 : 2;
+            for (int i = 0; i < loads; i++) {
+                VirtualMachine vm = VirtualMachine.attach(Long.toString(child.pid()));
+                try {
+                    vm.loadAgent(AgentRun.AGENT.toString(), "");
+                } finally {
+                    vm.detach();
+                }
+            }
+            child.awaitStderr("already installed");
+            child.cue(1);
+            assertEquals(0, child.finish("blocking-on-cue done"), child.stderr());
+            List<String> said = child.stderr().lines().filter(line -> line.startsWith("loopdiag:")).toList();
+            assertEquals(1, said.stream().filter(line -> line.contains(" loaded (")).count(), child.stderr());
+            assertEquals(1, said.stream().filter(line -> line.contains("already installed")).count(), child.stderr());
+            assertEquals(1, said.stream().filter(line -> line.startsWith("loopdiag: blocking-call")).count(),
+                    "one agent, one report of the call:\n" + child.stderr());
+        }
     }
 }
