@@ -12,13 +12,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Names from the application (hostile-tasks: a loop and tasks named with an ANSI escape, a
- * carriage return, a bell, a newline) reach no terminal raw in ps, pstree and dump, while their
- * JSON keeps them exactly. (check's outputs: CheckCommandTest.)
+ * Names from the application (hostile-names --serve: a loop and tasks named with an ANSI escape,
+ * a carriage return, a bell, a newline, a C1 control) reach no terminal raw in ps, pstree and dump,
+ * while their JSON keeps them exactly. (check's outputs: CheckCommandTest.)
  */
 @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class EscapingIT {
-    private static final String LOOP = "hostile\u001b[31m-loop\r";
+    /** test-apps' HostileNames.HOSTILE, the loop's name. */
+    private static final String LOOP = "red\u001b[31mRED\rback\u0007bell\nnext line\u009b2J \"quoted\" back\\slash \uD83D\uDE00 end";
     private static final List<String> TASKS = List.of("red\u001b[31mtask", "cr\roverwrite", "bell\u0007task", "two\nlines");
 
     private final Jvms jvms = new Jvms();
@@ -30,14 +31,14 @@ class EscapingIT {
 
     @Test
     void controlCharactersInNamesAreEscapedInTextAndIntactInJson() throws Exception {
-        Jvms.Scenario target = jvms.start("log=off", "hostile-tasks");
+        Jvms.Scenario target = jvms.start("log=off", "hostile-names", "--serve");
         for (String verb : List.of("ps", "pstree", "dump")) {
             Jvms.Run run = jvms.cli(verb, target.pidText());
             assertEquals(0, run.exitCode(), verb + ": " + run.err());
             String shown = run.out().replace("\n", ""); // the views' own line ends; nothing else may be a control
             assertTrue(shown.codePoints().noneMatch(Character::isISOControl), verb + " printed a control character:\n" + run.out());
             // ps cuts loop names to 14 columns and task names to 12; the escapes are whole in what is shown
-            String loop = "hostile\\u001b[31m-loop\\u000d";
+            String loop = "red\\u001b[31mRED\\u000dback\\u0007bell\\u000anext line\\u009b2J \"quoted\" back\\slash \uD83D\uDE00 end";
             assertTrue(run.out().contains(verb.equals("ps") ? Views.fit(loop, 14) : loop), verb + ":\n" + run.out());
             for (String name : List.of("red\\u001b[31mtask", "cr\\u000doverwrite", "bell\\u0007task", "two\\u000alines")) {
                 String expected = verb.equals("ps") ? Views.fit(name, 12) : name;

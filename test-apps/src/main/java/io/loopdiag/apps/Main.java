@@ -52,7 +52,6 @@ public final class Main {
         add(ManyTasks.NAME, ManyTasks.DESCRIPTION, ManyTasks::main);
         add(SoakServer.NAME, SoakServer.DESCRIPTION, SoakServer::main);
         add(ClosingLoops.NAME, ClosingLoops.DESCRIPTION, ClosingLoops::main);
-        add(HostileTasks.NAME, HostileTasks.DESCRIPTION, HostileTasks::main);
     }
 
     private Main() {
