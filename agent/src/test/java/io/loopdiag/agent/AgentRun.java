@@ -25,8 +25,13 @@ record AgentRun(int exitCode, String stdout, String stderr, Path reportPath) {
 
     /** Runs {@code scenario} with {@code report=DIR/report.json}, checks it ended well, and keeps the report's path. */
     static AgentRun runWithReport(Path dir, String scenario) throws IOException, InterruptedException {
+        return runWithReport(dir, "", scenario);
+    }
+
+    /** Like {@link #runWithReport(Path, String)}, with more agent options first ({@code "slow=1s,"}). */
+    static AgentRun runWithReport(Path dir, String options, String scenario) throws IOException, InterruptedException {
         Path report = dir.resolve("report.json");
-        AgentRun run = run("report=" + report, report, scenario);
+        AgentRun run = run(options + "report=" + report, report, scenario);
         assertEquals(0, run.exitCode(), run.stderr());
         assertEquals(scenario + " done", run.stdout().strip(), "the application ran as without the agent");
         return run;

@@ -118,9 +118,15 @@ class DetectionsIT {
         assertTrue(taskDetection.path("createdAt").get(0).asText().contains("startFailingTask"), report.toPrettyString());
     }
 
+    /**
+     * The untimed kinds (blocking calls, never-awaited, lost exceptions) must be zero at any limit;
+     * a slow callback is timed, and a cold JVM on a busy CI machine has been seen to take 101 ms
+     * for the step that starts the service's worker threads. So the limit here is 1 s, as in
+     * LoadIT: the test is one of false findings, not of the machine's speed.
+     */
     @Test
     void aHealthyServiceUnderLoadHasNoDetections(@TempDir Path dir) throws Exception {
-        AgentRun run = AgentRun.runWithReport(dir, "healthy");
+        AgentRun run = AgentRun.runWithReport(dir, "slow=1s,", "healthy");
         List<String> lines = run.stderr().lines().filter(l -> l.startsWith("loopdiag:")).toList();
         assertEquals(1, lines.size(), "only the line saying the agent is loaded:\n" + run.stderr());
         JsonNode report = run.report();
