@@ -39,12 +39,7 @@ final class DumpCommand implements Callable<Integer> {
             parser.nextToken();
         }
         ObjectNode rest = Json.mapper().createObjectNode(); // what follows the loops: the findings
-        while (parser.nextToken() == JsonToken.FIELD_NAME) {
-            String field = parser.currentName();
-            parser.nextToken();
-            rest.set(field, parser.readValueAsTree());
-        }
-        Verbs.readToEnd(parser);
+        Verbs.readRest(parser, rest);
         Verbs.printFindings(rest, out, Integer.MAX_VALUE);
         return ExitCodes.OK;
     }

@@ -85,8 +85,9 @@ final class Reports {
         List<Finding> findings = new ArrayList<>();
         String schema = null;
         try {
-            if (Files.isRegularFile(file) && Files.size(file) > MAX_REPORT_BYTES) {
-                throw new Unreadable(path + ": " + (Files.size(file) >> 20) + " MB, larger than any report the agent writes (at most "
+            long size = Files.isRegularFile(file) ? Files.size(file) : 0;
+            if (size > MAX_REPORT_BYTES) {
+                throw new Unreadable(path + ": " + (size >> 20) + " MB, larger than any report the agent writes (at most "
                         + (MAX_REPORT_BYTES >> 20) + " MB are read): not a loopdiag report");
             }
         } catch (IOException e) {

@@ -101,7 +101,7 @@ final class Verbs {
     }
 
     /** Reads the rest of the answer, which must be complete JSON. */
-    static void readToEnd(JsonParser parser) throws IOException {
+    private static void readToEnd(JsonParser parser) throws IOException {
         while (parser.nextToken() != null) {
             parser.skipChildren();
         }
@@ -116,13 +116,18 @@ final class Verbs {
             loops.add((JsonNode) parser.readValueAsTree());
             parser.nextToken();
         }
+        readRest(parser, dump);
+        return dump;
+    }
+
+    /** The fields after the dump's loops (the findings) into {@code into}, then the rest of the answer to its end. */
+    static void readRest(JsonParser parser, ObjectNode into) throws IOException {
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             String field = parser.currentName();
             parser.nextToken();
-            dump.set(field, parser.readValueAsTree());
+            into.set(field, parser.readValueAsTree());
         }
         readToEnd(parser);
-        return dump;
     }
 
     /** A view that reads the dump as it arrives, from its parser on the first loop, to the end; returns the exit code. */
