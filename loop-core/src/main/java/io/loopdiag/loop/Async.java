@@ -1,5 +1,6 @@
 package io.loopdiag.loop;
 
+import io.loopdiag.protocol.AwaitKinds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -65,7 +66,7 @@ public final class Async {
         TimerHandle timer;
 
         SleepFuture(EventLoop loop, Duration delay) {
-            super(loop, KIND_TIMER, "sleep " + delay);
+            super(loop, AwaitKinds.TIMER, "sleep " + delay);
         }
     }
 
@@ -197,7 +198,7 @@ public final class Async {
         boolean cancelRequested;
 
         GatheringFuture(EventLoop loop, List<Future<? extends T>> children) {
-            super(loop, "gather", "gather of " + children.size());
+            super(loop, AwaitKinds.GATHER, "gather of " + children.size());
             this.children = children;
         }
 
@@ -282,7 +283,7 @@ public final class Async {
         if (inner.isDone()) {
             return inner;
         }
-        Future<T> outer = new Future<>(inner.loop, "shield", "shield of " + inner);
+        Future<T> outer = new Future<>(inner.loop, AwaitKinds.SHIELD, "shield of " + inner);
         inner.addDoneCallback(done -> {
             if (outer.isCancelled()) {
                 if (!done.isCancelled()) {

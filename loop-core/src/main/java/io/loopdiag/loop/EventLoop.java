@@ -1,5 +1,6 @@
 package io.loopdiag.loop;
 
+import io.loopdiag.protocol.AwaitKinds;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
@@ -728,7 +729,7 @@ public final class EventLoop implements AutoCloseable {
         checkThread();
         checkOpen();
         Executor target = executor != null ? executor : defaultExecutor();
-        Future<T> future = new Future<>(this, Future.KIND_WORKER, "worker thread");
+        Future<T> future = new Future<>(this, AwaitKinds.WORKER, "worker thread");
         target.execute(() -> {
             T value = null;
             Throwable failure = null;

@@ -1,5 +1,6 @@
 package io.loopdiag.loop;
 
+import io.loopdiag.protocol.AwaitKinds;
 import java.util.ArrayList;
 import java.util.function.Consumer;
 
@@ -25,24 +26,18 @@ public class Future<T> {
     private String cancelMessage;
     private boolean exceptionRetrieved;
     private Object callbacks; // null, one Runnable, or an ArrayList<Runnable>: most futures have one waiter
-    /** What kind of thing a task awaiting this future waits for (KIND_* values), and what exactly, for dumps. */
+    /** What kind of thing a task awaiting this future waits for ({@link AwaitKinds}), and what exactly, for dumps. */
     final String awaitKind;
     final String awaitLabel;
 
-    /** Await kinds shown in dumps; other modules may use their own words. */
-    public static final String KIND_FUTURE = "future";
-    public static final String KIND_TIMER = "timer";
-    public static final String KIND_IO = "io";
-    public static final String KIND_WORKER = "worker";
-
     /** A pending future on {@code loop}; {@link EventLoop#createFuture()} is the usual way. */
     public Future(EventLoop loop) {
-        this(loop, KIND_FUTURE, null);
+        this(loop, AwaitKinds.FUTURE, null);
     }
 
     /**
      * A pending future whose awaiters are shown in dumps as waiting on a thing of {@code awaitKind}
-     * ({@code "io"}, {@code "queue"}), described by {@code awaitLabel} ("read /127.0.0.1:8080").
+     * ({@link AwaitKinds#IO}, {@link AwaitKinds#QUEUE}), described by {@code awaitLabel} ("read /127.0.0.1:8080").
      */
     public Future(EventLoop loop, String awaitKind, String awaitLabel) {
         this.loop = loop;
@@ -50,7 +45,7 @@ public class Future<T> {
         this.awaitLabel = awaitLabel;
     }
 
-    /** The kind of thing awaiting this future means waiting for; see the KIND_* constants. */
+    /** The kind of thing awaiting this future means waiting for ({@link AwaitKinds}). */
     public String awaitKind() {
         return awaitKind;
     }

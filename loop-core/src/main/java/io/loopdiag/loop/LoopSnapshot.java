@@ -1,5 +1,8 @@
 package io.loopdiag.loop;
 
+import io.loopdiag.protocol.AwaitKinds;
+import io.loopdiag.protocol.Frame;
+import io.loopdiag.protocol.LoopCoreHooks;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -24,7 +27,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
      * The callback being dispatched.
      *
      * @param sinceNanos at or before the moment it started: the loop reads its clock only every
-     *                   few callbacks (the agent times each exactly)
+     *                   few callbacks
      * @param taskId     the task it steps, or -1 for a plain callback
      * @param stack      the stack of the thread running it (the task's for a task step), innermost
      *                   first, the loop's own frames below the callback removed; empty without stacks
@@ -47,8 +50,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
     /**
      * What a suspended task waits for.
      *
-     * @param kind        {@code task}, {@code timer}, {@code io}, {@code worker}, {@code future}, or a
-     *                    primitive's own word ({@code queue}, {@code lock}, ...)
+     * @param kind        one of {@link AwaitKinds}: {@code task}, {@code timer}, {@code io}, {@code lock}, ...
      * @param taskId        the awaited task's id when {@code kind} is {@code task}, else -1
      * @param deadlineNanos when a sleep's timer is due, on the loop's clock; -1 for other kinds
      */
@@ -122,7 +124,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         Future<?> awaited = task.awaiting();
         Awaiting awaiting = null;
         if (awaited instanceof Task<?> other) {
-            awaiting = new Awaiting("task", other.toString(), other.id(), -1);
+            awaiting = new Awaiting(AwaitKinds.TASK, other.toString(), other.id(), -1);
         } else if (awaited != null) {
             TimerHandle timer = awaited instanceof Async.SleepFuture sleep ? sleep.timer : null;
             awaiting = new Awaiting(awaited.awaitKind(),
@@ -162,12 +164,10 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         return List.copyOf(Arrays.asList(frames).subList(0, bottomOf(frames, 0)));
     }
 
+    /** Where the loop's own frames start below the code it runs: the task's coroutine, or the callback's dispatch. */
     private static int bottomOf(StackTraceElement[] frames, int from) {
         for (int i = from; i < frames.length; i++) {
-            String cls = frames[i].getClassName();
-            String method = frames[i].getMethodName();
-            if ((cls.equals(Task.class.getName()) && method.equals("runCoroutine"))
-                    || (cls.equals(EventLoop.class.getName()) && method.equals("dispatch"))) {
+            if (LoopCoreHooks.RUN_COROUTINE.is(frames[i]) || LoopCoreHooks.DISPATCH.is(frames[i])) {
                 return i;
             }
         }
@@ -184,7 +184,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
      */
     private static boolean isLoopApiFrame(StackTraceElement frame) {
         String name = frame.getClassName();
-        if (!name.startsWith("io.loopdiag.loop.")) {
+        if (!Frame.isLoopCore(name)) {
             return false;
         }
         return LOOP_CORE_CLASSES.computeIfAbsent(name, cls -> {
@@ -197,10 +197,8 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         });
     }
 
+    /** The JDK's park, or the baton's machinery above it. */
     private static boolean isParkingFrame(StackTraceElement frame) {
-        String cls = frame.getClassName();
-        return cls.startsWith("java.") || cls.startsWith("jdk.") || cls.startsWith("sun.")
-                || cls.equals(EventLoop.class.getName()) || cls.equals(Task.class.getName())
-                || cls.equals(Future.class.getName());
+        return Frame.isJdk(frame) || LoopCoreHooks.isBatonFrame(frame.getClassName());
     }
 }

@@ -1,5 +1,7 @@
 package io.loopdiag.loop;
 
+import io.loopdiag.protocol.AwaitKinds;
+
 /**
  * A coroutine being driven by its loop; a task is a {@link Future} of the coroutine's result.
  * The coroutine runs on a virtual thread of the task's own, created at the first step; each step
@@ -29,7 +31,7 @@ public final class Task<T> extends Future<T> {
     private int cancelRequests;
 
     Task(EventLoop loop, long id, String name, Coroutine.Body<T> body) {
-        super(loop, "task", null);
+        super(loop, AwaitKinds.TASK, null);
         this.id = id;
         this.name = name;
         this.body = body;
@@ -128,7 +130,7 @@ public final class Task<T> extends Future<T> {
 
     // ---- stepping (loop side) -------------------------------------------------------------------
 
-    /** One step: run the coroutine until it suspends or finishes. On the loop's thread; the agent times it. */
+    /** One step: run the coroutine until it suspends or finishes. On the loop's thread, inside a dispatch like any callback. */
     void step() {
         if (isDone()) {
             return;

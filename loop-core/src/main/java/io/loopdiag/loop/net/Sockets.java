@@ -1,5 +1,6 @@
 package io.loopdiag.loop.net;
 
+import io.loopdiag.protocol.AwaitKinds;
 import static io.loopdiag.loop.Async.await;
 
 import io.loopdiag.loop.Async;
@@ -17,7 +18,7 @@ import java.nio.channels.SocketChannel;
 /**
  * Awaitable operations on non-blocking channels (asyncio's {@code loop.sock_*}). Each tries the
  * operation at once and, only if it would block, watches the channel on the running loop and
- * suspends the calling task on a future of kind {@link Future#KIND_IO}; the watch is removed when
+ * suspends the calling task on a future of kind {@link AwaitKinds#IO}; the watch is removed when
  * the operation ends, fails or the task is cancelled. Call them inside a task; at most one task may
  * wait to read, and one to write, on a channel at a time, and a channel wrapped in a
  * {@link StreamReader} must not be used here: the loop holds one reader and one writer per channel.
@@ -108,7 +109,7 @@ public final class Sockets {
      */
     static void awaitReady(SelectableChannel channel, boolean reading, String label) throws Exception {
         EventLoop loop = Async.loop();
-        Future<Void> ready = new Future<>(loop, Future.KIND_IO, label);
+        Future<Void> ready = new Future<>(loop, AwaitKinds.IO, label);
         Runnable wake = () -> {
             if (!ready.isDone()) {
                 ready.setResult(null);

@@ -1,5 +1,6 @@
 package io.loopdiag.loop.net;
 
+import io.loopdiag.protocol.AwaitKinds;
 import static io.loopdiag.loop.Async.await;
 
 import io.loopdiag.loop.EventLoop;
@@ -199,7 +200,7 @@ public final class StreamReader {
             paused = false;
             loop.addReader(channel, this::onReadable);
         }
-        Future<Void> data = new Future<>(loop, Future.KIND_IO, "read " + peer);
+        Future<Void> data = new Future<>(loop, AwaitKinds.IO, "read " + peer);
         waiter = data;
         try {
             await(data);

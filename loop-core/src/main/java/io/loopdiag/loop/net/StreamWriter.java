@@ -1,5 +1,6 @@
 package io.loopdiag.loop.net;
 
+import io.loopdiag.protocol.AwaitKinds;
 import static io.loopdiag.loop.Async.await;
 
 import io.loopdiag.loop.EventLoop;
@@ -44,7 +45,7 @@ public final class StreamWriter {
         this.channel = channel;
         this.peer = peer;
         this.reader = reader;
-        this.closed = new Future<>(loop, Future.KIND_IO, "close " + peer);
+        this.closed = new Future<>(loop, AwaitKinds.IO, "close " + peer);
     }
 
     /** Queues {@code bytes} for sending: whatever the socket takes now is written at once. */
@@ -89,7 +90,7 @@ public final class StreamWriter {
         if (drainWaiter != null) {
             throw new IllegalStateException("drain() called while another task is already draining " + peer);
         }
-        Future<Void> drained = new Future<>(loop, Future.KIND_IO, "drain " + peer);
+        Future<Void> drained = new Future<>(loop, AwaitKinds.IO, "drain " + peer);
         drainWaiter = drained;
         try {
             await(drained);

@@ -1,5 +1,6 @@
 package io.loopdiag.loop.sync;
 
+import io.loopdiag.protocol.AwaitKinds;
 import io.loopdiag.loop.Async;
 import io.loopdiag.loop.CancelledException;
 import io.loopdiag.loop.Coroutine;
@@ -18,7 +19,7 @@ import java.util.function.BooleanSupplier;
  */
 public final class Condition {
     private final Lock lock;
-    private final Waiters waiters = new Waiters(new LoopBinding("condition"), "condition", "condition wait");
+    private final Waiters waiters = new Waiters(new LoopBinding("condition"), AwaitKinds.CONDITION, "condition wait");
 
     /** A condition with a lock of its own. */
     public Condition() {

@@ -1,5 +1,6 @@
 package io.loopdiag.loop.sync;
 
+import io.loopdiag.protocol.AwaitKinds;
 import io.loopdiag.loop.Async;
 import io.loopdiag.loop.Future;
 
@@ -10,7 +11,7 @@ import io.loopdiag.loop.Future;
  */
 public final class Event {
     private final LoopBinding binding = new LoopBinding("event");
-    private final Waiters waiters = new Waiters(binding, "event", "event wait");
+    private final Waiters waiters = new Waiters(binding, AwaitKinds.EVENT, "event wait");
     private boolean set;
 
     /** True if the flag is set. */

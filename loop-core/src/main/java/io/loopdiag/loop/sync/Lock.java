@@ -1,5 +1,6 @@
 package io.loopdiag.loop.sync;
 
+import io.loopdiag.protocol.AwaitKinds;
 import io.loopdiag.loop.Coroutine;
 import io.loopdiag.loop.Future;
 
@@ -14,7 +15,7 @@ import io.loopdiag.loop.Future;
  * was handed to it releases it, passing it on.
  */
 public final class Lock {
-    private final Waiters waiters = new Waiters(new LoopBinding("lock"), "lock", "lock acquire");
+    private final Waiters waiters = new Waiters(new LoopBinding("lock"), AwaitKinds.LOCK, "lock acquire");
     private boolean locked;
 
     /** True if some task holds the lock or it is being handed to a waiting task. */

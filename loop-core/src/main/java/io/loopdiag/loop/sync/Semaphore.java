@@ -1,5 +1,6 @@
 package io.loopdiag.loop.sync;
 
+import io.loopdiag.protocol.AwaitKinds;
 import io.loopdiag.loop.Coroutine;
 import io.loopdiag.loop.Future;
 
@@ -15,7 +16,7 @@ import io.loopdiag.loop.Future;
 public final class Semaphore {
     private static final int UNBOUNDED = -1;
 
-    private final Waiters waiters = new Waiters(new LoopBinding("semaphore"), "semaphore", "semaphore acquire");
+    private final Waiters waiters = new Waiters(new LoopBinding("semaphore"), AwaitKinds.SEMAPHORE, "semaphore acquire");
     private final int bound; // the most permits there may be, or UNBOUNDED
     // Invariant: tasks wait only while available == 0, since release hands permits to waiters first.
     private int available;

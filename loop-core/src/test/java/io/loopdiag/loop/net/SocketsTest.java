@@ -1,5 +1,6 @@
 package io.loopdiag.loop.net;
 
+import io.loopdiag.protocol.AwaitKinds;
 import static io.loopdiag.loop.Async.await;
 import static io.loopdiag.loop.Async.sleep;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -149,7 +150,7 @@ class SocketsTest {
             sleep(Duration.ZERO);
             sleep(Duration.ZERO);
             Future<?> awaited = reading.awaiting();
-            assertEquals(Future.KIND_IO, awaited.awaitKind());
+            assertEquals(AwaitKinds.IO, awaited.awaitKind());
             assertEquals("read " + pair[1].getRemoteAddress(), awaited.awaitLabel());
             Sockets.sendAll(pair[0], ByteBuffer.wrap(new byte[] {1, 2, 3}));
             assertEquals(3, await(reading));

@@ -1,0 +1,98 @@
+package io.loopdiag.protocol;
+
+/**
+ * The field names of loopdiag's JSON documents. Names shared by several documents (a finding's
+ * {@code kind}, a task's {@code stack}) are one constant; the JSON Schema files in
+ * {@code docs/schemas/} give each document's shape.
+ */
+public final class Fields {
+    // ---- every document ---------------------------------------------------------------------------
+    /** The document's schema id ({@link Schemas}). */
+    public static final String SCHEMA = "schema";
+    /** The process id of the JVM the document is about. */
+    public static final String PID = "pid";
+    /** The agent's refusal of a control command: {@code {"error": "..."}}, alone in its document. */
+    public static final String ERROR = "error";
+
+    // ---- the report (loopdiag-report/1) -------------------------------------------------------------
+    /** When the agent started (ISO-8601). */
+    public static final String STARTED = "started";
+    /** When a report or baseline was written (ISO-8601). */
+    public static final String WRITTEN = "written";
+    /** The agent's options as the report states them. */
+    public static final String OPTIONS = "options";
+    public static final String SLOW_MILLIS = "slowMillis";
+    public static final String BLOCKING = "blocking";
+    /** What the agent's self-check found wrong at start: one line per problem; empty when all is instrumented. */
+    public static final String SELF_CHECK = "selfCheck";
+
+    // ---- findings (in the report, and under the dump's {@link #FINDINGS}) ---------------------------
+    /** Occurrences by kind. */
+    public static final String SUMMARY = "summary";
+    /** Findings seen past the distinct ones the agent keeps, only counted. */
+    public static final String DROPPED = "dropped";
+    /** The distinct findings, oldest first. */
+    public static final String DETECTIONS = "detections";
+    public static final String KIND = "kind";
+    /** A finding's loop name; in a list row, and in a task of a flattened dump, its loop's name. */
+    public static final String LOOP = "loop";
+    /** A finding's task, {@code 'name' (#id)}, or null for a plain callback. */
+    public static final String TASK = "task";
+    public static final String MESSAGE = "message";
+    public static final String COUNT = "count";
+    public static final String FIRST_SEEN = "firstSeen";
+    public static final String LAST_SEEN = "lastSeen";
+    public static final String LONGEST_MILLIS = "longestMillis";
+    /** Frames, innermost first, each as {@link StackTraceElement#toString()} writes it. */
+    public static final String STACK = "stack";
+    /** Where a task or coroutine was created: frames, or null when not recorded. */
+    public static final String CREATED_AT = "createdAt";
+
+    // ---- the dump (loopdiag-dump/1) ----------------------------------------------------------------
+    /** When the dump was taken (ISO-8601). */
+    public static final String TAKEN = "taken";
+    public static final String AGENT_VERSION = "agentVersion";
+    public static final String LOOPS = "loops";
+    /** The findings so far: {@link #SUMMARY}, {@link #DROPPED}, {@link #DETECTIONS}. */
+    public static final String FINDINGS = "findings";
+    /** A loop's or task's id. */
+    public static final String ID = "id";
+    /** A loop's or task's name. */
+    public static final String NAME = "name";
+    /** A loop's state ({@code running}, {@code idle}, {@code closed}) or a task's ({@code new}, {@code running}, {@code suspended}). */
+    public static final String STATE = "state";
+    /** The name of the thread running a loop, or null. */
+    public static final String THREAD = "thread";
+    public static final String READY_COUNT = "readyCount";
+    public static final String TIMER_COUNT = "timerCount";
+    public static final String DISPATCH_COUNT = "dispatchCount";
+    public static final String TASK_COUNT = "taskCount";
+    /** The callback a loop runs now, or null between callbacks. */
+    public static final String RUNNING = "running";
+    public static final String DESCRIPTION = "description";
+    public static final String RUNNING_MILLIS = "runningMillis";
+    /** The id of the task a callback steps, or a task awaits; -1 or absent for none. */
+    public static final String TASK_ID = "taskId";
+    public static final String TASKS = "tasks";
+    /** What a suspended task waits for, or null. */
+    public static final String AWAITING = "awaiting";
+    public static final String DUE_IN_MILLIS = "dueInMillis";
+    public static final String SUSPENDED_MILLIS = "suspendedMillis";
+
+    // ---- the list (loopdiag-list/1) ----------------------------------------------------------------
+    public static final String JVMS = "jvms";
+    /** A JVM's main class or jar, as the attach mechanism names it. */
+    public static final String MAIN = "main";
+    /** The agent's version in a JVM that runs it; absent otherwise. */
+    public static final String AGENT = "agent";
+    /** Why a JVM could not say more. */
+    public static final String NOTE = "note";
+
+    // ---- the baseline (loopdiag-baseline/1) --------------------------------------------------------
+    public static final String FINGERPRINT = "fingerprint";
+    /** A finding's application frame. */
+    public static final String WHERE = "where";
+
+    private Fields() {
+    }
+}
