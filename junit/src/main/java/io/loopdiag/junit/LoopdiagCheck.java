@@ -1,5 +1,6 @@
 package io.loopdiag.junit;
 
+import io.loopdiag.protocol.Kind;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Inherited;
@@ -20,5 +21,5 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(LoopdiagExtension.class)
 public @interface LoopdiagCheck {
     /** The kinds that fail a test: {@code blocking-call}, {@code slow-callback}, {@code loop-stall}, {@code never-awaited}, {@code lost-exception}. */
-    String[] failOn() default {"blocking-call"};
+    String[] failOn() default {Kind.BLOCKING_CALL_ID};
 }

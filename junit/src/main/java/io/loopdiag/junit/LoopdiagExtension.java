@@ -1,5 +1,7 @@
 package io.loopdiag.junit;
 
+import io.loopdiag.protocol.Feed;
+import io.loopdiag.protocol.Kind;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -23,42 +25,42 @@ import org.opentest4j.AssertionFailedError;
  * The agent is reached through the system class loader, where {@code -javaagent} puts it.
  */
 public final class LoopdiagExtension implements BeforeEachCallback, AfterEachCallback {
-    private static final String FEED = "io.loopdiag.agent.Occurrences";
-    private static final String MARK = "mark";
+    private static final String MARK_KEY = "mark";
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(LoopdiagExtension.class);
 
     @Override
     public void beforeEach(ExtensionContext context) {
         long mark;
         try {
-            mark = (long) Feed.MARK.invokeExact();
+            mark = (long) AgentFeed.MARK.invokeExact();
         } catch (IllegalStateException notWatching) {
             throw new ExtensionConfigurationException("loopdiag: " + notWatching.getMessage()
                     + ", so @LoopdiagCheck cannot see this test's loops");
         } catch (Throwable unexpected) {
             throw new ExtensionConfigurationException("loopdiag: cannot read the agent's findings (" + unexpected + ")");
         }
-        context.getStore(NAMESPACE).put(MARK, mark);
+        context.getStore(NAMESPACE).put(MARK_KEY, mark);
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public void afterEach(ExtensionContext context) {
-        long mark = context.getStore(NAMESPACE).get(MARK, Long.class);
+        long mark = context.getStore(NAMESPACE).get(MARK_KEY, Long.class);
         Set<String> failOn = Set.of(failOn(context));
         List<Map<String, String>> occurrences;
         try {
-            occurrences = (List<Map<String, String>>) Feed.SINCE.invokeExact(mark);
+            occurrences = (List<Map<String, String>>) AgentFeed.SINCE.invokeExact(mark);
         } catch (Throwable unexpected) {
             throw new ExtensionConfigurationException("loopdiag: cannot read the agent's findings (" + unexpected + ")");
         }
         Map<String, Integer> blocks = new LinkedHashMap<>(); // the same finding seen again only counts
         String note = "";
         for (Map<String, String> occurrence : occurrences) {
-            if (occurrence.get("kind").equals("overwritten")) {
-                note = "\n(" + occurrence.get("text") + ")";
-            } else if (failOn.contains(occurrence.get("kind"))) {
-                blocks.merge(occurrence.get("text"), 1, Integer::sum);
+            String kind = occurrence.get(Feed.KIND);
+            if (kind.equals(Feed.OVERWRITTEN)) {
+                note = "\n(" + occurrence.get(Feed.TEXT) + ")";
+            } else if (failOn.contains(kind)) {
+                blocks.merge(occurrence.get(Feed.TEXT), 1, Integer::sum);
             }
         }
         if (blocks.isEmpty()) {
@@ -80,11 +82,11 @@ public final class LoopdiagExtension implements BeforeEachCallback, AfterEachCal
                 return check.get().failOn();
             }
         }
-        return new String[] {"blocking-call"};
+        return new String[] {Kind.BLOCKING_CALL_ID};
     }
 
-    /** The agent's feed, looked up once: {@code mark()} throws IllegalStateException when the agent does not watch. */
-    private static final class Feed {
+    /** The agent's feed ({@link Feed}), looked up once: {@code mark()} throws IllegalStateException when the agent does not watch. */
+    private static final class AgentFeed {
         static final MethodHandle MARK;
         static final MethodHandle SINCE;
 
@@ -92,9 +94,9 @@ public final class LoopdiagExtension implements BeforeEachCallback, AfterEachCal
             MethodHandle mark;
             MethodHandle since;
             try {
-                Class<?> feed = Class.forName(FEED, true, ClassLoader.getSystemClassLoader());
-                mark = MethodHandles.publicLookup().findStatic(feed, "mark", MethodType.methodType(long.class));
-                since = MethodHandles.publicLookup().findStatic(feed, "since", MethodType.methodType(List.class, long.class));
+                Class<?> feed = Class.forName(Feed.CLASS, true, ClassLoader.getSystemClassLoader());
+                mark = MethodHandles.publicLookup().findStatic(feed, Feed.MARK, MethodType.methodType(long.class));
+                since = MethodHandles.publicLookup().findStatic(feed, Feed.SINCE, MethodType.methodType(List.class, long.class));
             } catch (ReflectiveOperationException | LinkageError absent) {
                 // No agent: every mark says how to add it.
                 mark = MethodHandles.throwException(long.class, IllegalStateException.class).bindTo(new IllegalStateException(
