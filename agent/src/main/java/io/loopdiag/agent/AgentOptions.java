@@ -1,5 +1,7 @@
 package io.loopdiag.agent;
 
+import io.loopdiag.protocol.AgentOptionNames;
+import io.loopdiag.protocol.Text;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,13 +22,20 @@ import java.util.regex.Pattern;
  * @param blocking what to do on a blocking call on the loop
  * @param report   where to keep the JSON report, or null for none; {@code %p} in the option is this JVM's
  *                 process id, so that every JVM of a build keeps its own
- * @param logToStderr whether each new detection prints a block on stderr
+ * @param logToStderr whether each new finding prints a block on stderr
  * @param allow    call sites allowed to block: {@code Class#method}, or {@code Class} for all its methods
  */
 public record AgentOptions(Duration slow, Blocking blocking, Path report, boolean logToStderr, List<String> allow) {
 
     /** The reaction to a blocking call on a loop. */
-    public enum Blocking { WARN, THROW, OFF }
+    public enum Blocking {
+        WARN, THROW, OFF;
+
+        /** The option's word for it: {@code warn}. */
+        public String id() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     public static final Duration DEFAULT_SLOW = Duration.ofMillis(100);
     /** Longer than any callback anyone means to allow: a typo like {@code slow=100s0} is caught. */
@@ -45,7 +54,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
             return options;
         }
         Set<String> seen = new HashSet<>();
-        for (String pair : text.split(",", -1)) {
+        for (String pair : text.split(String.valueOf(AgentOptionNames.SEPARATOR), -1)) {
             int equals = pair.indexOf('=');
             if (pair.isBlank()) {
                 throw refused("an empty option (two commas in a row, or a comma at an end)", text);
@@ -65,13 +74,13 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
                 throw refused("option '" + Text.excerpt(key) + "' has an empty value", text);
             }
             options = switch (key) {
-                case "slow" -> options.withSlow(parseDuration(key, value, text));
-                case "blocking" -> options.withBlocking(parseBlocking(value, text));
-                case "report" -> options.withReport(parsePath(value, text));
-                case "log" -> options.withLog(parseLog(value, text));
-                case "allow" -> options.withAllow(parseAllow(value, text));
+                case AgentOptionNames.SLOW -> options.withSlow(parseDuration(key, value, text));
+                case AgentOptionNames.BLOCKING -> options.withBlocking(parseBlocking(value, text));
+                case AgentOptionNames.REPORT -> options.withReport(parsePath(value, text));
+                case AgentOptionNames.LOG -> options.withLog(parseLog(value, text));
+                case AgentOptionNames.ALLOW -> options.withAllow(parseAllow(value, text));
                 default -> throw refused("unknown option '" + Text.excerpt(key)
-                        + "' (known: slow, blocking, report, log, allow)", text);
+                        + "' (known: " + AgentOptionNames.all() + ")", text);
             };
         }
         return options;
@@ -100,17 +109,17 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
     }
 
     private static Blocking parseBlocking(String value, String text) {
-        return switch (value) {
-            case "warn" -> Blocking.WARN;
-            case "throw" -> Blocking.THROW;
-            case "off" -> Blocking.OFF;
-            default -> throw refused("option 'blocking' is warn, throw or off, not '" + Text.excerpt(value) + "'", text);
-        };
+        for (Blocking blocking : Blocking.values()) {
+            if (blocking.id().equals(value)) {
+                return blocking;
+            }
+        }
+        throw refused("option 'blocking' is warn, throw or off, not '" + Text.excerpt(value) + "'", text);
     }
 
     private static Path parsePath(String value, String text) {
         try {
-            return Path.of(value.replace("%p", Long.toString(ProcessHandle.current().pid())));
+            return Path.of(value.replace(AgentOptionNames.PID_PLACEHOLDER, Long.toString(ProcessHandle.current().pid())));
         } catch (InvalidPathException e) {
             throw refused("option 'report' is not a usable path: '" + Text.excerpt(value) + "'", text);
         }

@@ -1,23 +1,23 @@
 package io.loopdiag.agent;
 
-import io.loopdiag.agent.boot.BlockingGate;
+import io.loopdiag.agent.boot.BlockingCheck;
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.Handle;
 import io.loopdiag.loop.LoopSnapshot;
 import io.loopdiag.loop.Task;
+import io.loopdiag.protocol.Frame;
+import io.loopdiag.protocol.Kind;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
 /**
- * Turns a blocking call on a loop thread, as {@link BlockingGate} sees it, into a
+ * Turns a blocking call on a loop thread, as {@link BlockingCheck} sees it, into a
  * {@code blocking-call} finding: which JDK method the application called, from which line, in
- * which task or callback of which loop. Runs on the blocking thread, inside the gate's guard, so
+ * which task or callback of which loop. Runs on the blocking thread, inside the check's guard, so
  * its own I/O is not counted. Decides whether {@code blocking=throw} throws.
  */
-final class BlockingCalls implements BlockingGate.Listener {
-    static final String KIND = "blocking-call";
+final class BlockingCalls implements BlockingCheck.Listener {
 
     /**
      * Call sites allowed to block whatever the options say: short, one-time waits inside the JDK
@@ -31,12 +31,12 @@ final class BlockingCalls implements BlockingGate.Listener {
             "java.util.logging.LogManager",
             "java.util.concurrent.ThreadPoolExecutor#execute");
 
-    private final Detections detections;
+    private final Findings findings;
     private final boolean throwing;
     private final List<String[]> allow; // {class or package, method or null}
 
-    BlockingCalls(Detections detections, AgentOptions options) {
-        this.detections = detections;
+    BlockingCalls(Findings findings, AgentOptions options) {
+        this.findings = findings;
         this.throwing = options.blocking() == AgentOptions.Blocking.THROW;
         List<String[]> patterns = new ArrayList<>();
         for (String pattern : concat(BUILT_IN_ALLOW, options.allow())) {
@@ -57,17 +57,13 @@ final class BlockingCalls implements BlockingGate.Listener {
 
     @Override
     public String blockingCall(String operation, Object blocker) {
-        StackTraceElement[] frames = new Throwable().getStackTrace();
-        int hooked = 0;
-        while (hooked < frames.length && Stacks.isAgent(frames[hooked])) {
-            hooked++;
-        }
+        StackTraceElement[] frames = Stacks.withoutAgent(new Throwable().getStackTrace());
         // Decided before anything else, from the raw frames: class loading calls here in the
         // middle of reading a jar, so nothing on this path may load a class from the application.
-        if (isAllowed(frames, hooked)) {
+        if (isAllowed(frames)) {
             return null;
         }
-        List<StackTraceElement> call = LoopSnapshot.runningStack(Arrays.copyOfRange(frames, hooked, frames.length));
+        List<StackTraceElement> call = LoopSnapshot.runningStack(frames);
         if (call.isEmpty()) {
             return null;
         }
@@ -88,7 +84,7 @@ final class BlockingCalls implements BlockingGate.Listener {
         }
         Task<?> task = Task.current();
         EventLoop loop = EventLoop.current();
-        String taskName = Text.task(task);
+        String taskName = Names.task(task);
         if (task != null) {
             what.append(" in task ").append(taskName);
         } else if (loop != null && loop.currentHandle() != null) {
@@ -97,7 +93,7 @@ final class BlockingCalls implements BlockingGate.Listener {
         } else {
             what.append(" on the loop thread");
         }
-        if (app < call.size() && !Stacks.isJdk(call.get(app))) {
+        if (app < call.size() && !Frame.isJdk(call.get(app))) {
             what.append(", called at ").append(call.get(app));
         }
         String loopName = loop != null ? loop.name() : null;
@@ -106,12 +102,12 @@ final class BlockingCalls implements BlockingGate.Listener {
         boolean parkInsideJdk = operation.startsWith("java.util.concurrent.locks.LockSupport.") && called > 0;
         boolean throwable = throwing && !parkInsideJdk;
         String note = throwing && parkInsideJdk ? " (not thrown: inside " + calledMethod + ", where an exception would break it)" : "";
-        Detections.Finding finding = new Detections.Finding(KIND, loopName, taskName, what + note, stack, null, 0);
+        Occurrence occurrence = new Occurrence(Kind.BLOCKING_CALL, loopName, taskName, what + note, stack, null, 0);
         if (probe != null && Thread.currentThread() == probe) {
             probed.add(operation); // the self-check: the whole path ran, nothing is reported
             return null;
         }
-        detections.report(finding);
+        findings.report(occurrence);
         if (!throwable) {
             return null;
         }
@@ -119,9 +115,8 @@ final class BlockingCalls implements BlockingGate.Listener {
                 + "' (the agent runs with blocking=throw; move the call to Async.toThread, or allow it with allow=Class#method)";
     }
 
-    private boolean isAllowed(StackTraceElement[] frames, int from) {
-        for (int i = from; i < frames.length; i++) {
-            StackTraceElement frame = frames[i];
+    private boolean isAllowed(StackTraceElement[] frames) {
+        for (StackTraceElement frame : frames) {
             String className = frame.getClassName();
             for (String[] pattern : allow) {
                 boolean typeMatches = className.equals(pattern[0]) || className.startsWith(pattern[0] + ".")

@@ -3,20 +3,14 @@ package io.loopdiag.agent;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
-import io.loopdiag.agent.boot.BlockingGate;
+import io.loopdiag.agent.boot.BlockingCheck;
 import java.io.FileDescriptor;
-import java.lang.reflect.Executable;
 import java.nio.channels.SelectableChannel;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import net.bytebuddy.asm.Advice;
-import net.bytebuddy.description.method.MethodDescription;
-import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * The JDK's blocking methods the agent instruments, one row per method, each with the advice that
@@ -24,46 +18,16 @@ import net.bytebuddy.matcher.ElementMatcher;
  * not, a non-blocking channel does not). Only Java methods, never natives, so no JVM flag is
  * needed. Checked on JDK 25 (run here); the JDK 21 to 24 rows were checked against those JDKs'
  * sources (see docs/notes/jdk-blocking-entry-points.md): every row exists with the same name and
- * parameters from 21 to 25. A row missing from the running JDK is reported at start, not fatal.
+ * parameters from 21 to 25. A row that matches no method of the running JDK is said by the
+ * {@link SelfCheck} at start, not fatal.
  *
  * <p>Most blocking in the JDK ends in {@code LockSupport.park}, so the park rows catch every lock,
  * latch, semaphore, queue, condition and socket wait of a virtual thread; the other rows catch what
  * does not park (sleeps, {@code Object.wait}, file I/O, name lookups) and name the operation at the
- * level the application called it. {@link BlockingGate} counts only the outermost hooked call.
+ * level the application called it. {@link BlockingCheck} counts only the outermost hooked call.
  */
 final class BlockingHooks {
-
-    /** One instrumented method: a class, a method name and its parameter types, and the advice that guards it. */
-    record Hook(String className, String method, List<Class<?>> parameters, Class<?> advice) {
-        ElementMatcher<MethodDescription> matcher() {
-            return named(method).and(takesArguments(parameters.toArray(new Class<?>[0])));
-        }
-
-        /** {@code java.lang.Thread#sleep(long)}: how this row is named in messages and the self-check. */
-        String label() {
-            StringBuilder text = new StringBuilder(className).append('#').append(method).append('(');
-            for (int i = 0; i < parameters.size(); i++) {
-                text.append(i > 0 ? "," : "").append(parameters.get(i).getSimpleName());
-            }
-            return text.append(')').toString();
-        }
-
-        /** True if the running JDK has this method. */
-        boolean exists(ClassLoader loader) {
-            try {
-                Class<?> type = Class.forName(className, false, loader);
-                for (Executable candidate : type.getDeclaredMethods()) {
-                    if (candidate.getName().equals(method) && Arrays.equals(candidate.getParameterTypes(), parameters.toArray())) {
-                        return true;
-                    }
-                }
-                return false;
-            } catch (ClassNotFoundException | LinkageError e) {
-                return false;
-            }
-        }
-    }
-
+    /** Every row, in table order. */
     static final List<Hook> HOOKS = table();
 
     private BlockingHooks() {
@@ -148,27 +112,27 @@ final class BlockingHooks {
         return List.copyOf(hooks);
     }
 
-    private static Hook hook(String className, String method, Class<?> advice, Class<?>... parameters) {
-        return new Hook(className, method, List.of(parameters), advice);
-    }
-
-    /** The rows grouped by class, in table order. */
-    static Map<String, List<Hook>> byClass() {
-        Map<String, List<Hook>> grouped = new LinkedHashMap<>();
-        for (Hook hook : HOOKS) {
-            grouped.computeIfAbsent(hook.className(), k -> new ArrayList<>()).add(hook);
+    /**
+     * The row for {@code className#method(parameters)}: the {@code enter} advice decides whether
+     * the call blocks and asks {@link BlockingCheck}; {@link Exit} ends a counted call.
+     */
+    private static Hook hook(String className, String method, Class<?> enter, Class<?>... parameters) {
+        StringBuilder label = new StringBuilder(className).append('#').append(method).append('(');
+        for (int i = 0; i < parameters.length; i++) {
+            label.append(i > 0 ? "," : "").append(parameters[i].getSimpleName());
         }
-        return grouped;
+        return new Hook(className, label.append(')').toString(), named(method).and(takesArguments(parameters)),
+                Advice.to(enter, Exit.class), "calls to it on a loop are not detected");
     }
 
-    // ---- advice: inlined into the JDK's methods, so it may use only JDK types and BlockingGate ----
+    // ---- advice: inlined into the JDK's methods, so it may use only JDK types and BlockingCheck ----
 
     /** The exit shared by every row: a counted call is over. */
     static final class Exit {
         @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Enter boolean counted) {
             if (counted) {
-                BlockingGate.exit();
+                BlockingCheck.exit();
             }
         }
     }
@@ -176,7 +140,7 @@ final class BlockingHooks {
     static final class Always {
         @Advice.OnMethodEnter
         static boolean enter(@Advice.Origin("#t.#m#s") String operation) {
-            return BlockingGate.enter(operation, null);
+            return BlockingCheck.enter(operation, null);
         }
     }
 
@@ -184,14 +148,14 @@ final class BlockingHooks {
     static final class Park {
         @Advice.OnMethodEnter
         static boolean enter(@Advice.Origin("#t.#m#s") String operation, @Advice.Argument(0) Object blocker) {
-            return BlockingGate.enter(operation, blocker);
+            return BlockingCheck.enter(operation, blocker);
         }
     }
 
     static final class SleepMillis {
         @Advice.OnMethodEnter
         static boolean enter(@Advice.Origin("#t.#m#s") String operation, @Advice.Argument(0) long millis) {
-            return millis > 0 && BlockingGate.enter(operation, null);
+            return millis > 0 && BlockingCheck.enter(operation, null);
         }
     }
 
@@ -199,14 +163,14 @@ final class BlockingHooks {
         @Advice.OnMethodEnter
         static boolean enter(@Advice.Origin("#t.#m#s") String operation, @Advice.Argument(0) long millis,
                              @Advice.Argument(1) int nanos) {
-            return (millis > 0 || nanos > 0) && BlockingGate.enter(operation, null);
+            return (millis > 0 || nanos > 0) && BlockingCheck.enter(operation, null);
         }
     }
 
     static final class SleepDuration {
         @Advice.OnMethodEnter
         static boolean enter(@Advice.Origin("#t.#m#s") String operation, @Advice.Argument(0) Duration duration) {
-            return duration != null && duration.isPositive() && BlockingGate.enter(operation, null);
+            return duration != null && duration.isPositive() && BlockingCheck.enter(operation, null);
         }
     }
 
@@ -214,14 +178,14 @@ final class BlockingHooks {
     static final class Join {
         @Advice.OnMethodEnter
         static boolean enter(@Advice.Origin("#t.#m#s") String operation, @Advice.This Thread target) {
-            return target.isAlive() && target != Thread.currentThread() && BlockingGate.enter(operation, null);
+            return target.isAlive() && target != Thread.currentThread() && BlockingCheck.enter(operation, null);
         }
     }
 
     static final class UnlessDone {
         @Advice.OnMethodEnter
         static boolean enter(@Advice.Origin("#t.#m#s") String operation, @Advice.This java.util.concurrent.Future<?> future) {
-            return !future.isDone() && BlockingGate.enter(operation, null);
+            return !future.isDone() && BlockingCheck.enter(operation, null);
         }
     }
 
@@ -229,7 +193,7 @@ final class BlockingHooks {
     static final class IfBlockingChannel {
         @Advice.OnMethodEnter
         static boolean enter(@Advice.Origin("#t.#m#s") String operation, @Advice.This SelectableChannel channel) {
-            return channel.isBlocking() && BlockingGate.enter(operation, null);
+            return channel.isBlocking() && BlockingCheck.enter(operation, null);
         }
     }
 
@@ -237,25 +201,14 @@ final class BlockingHooks {
     static final class UnlessStandardStream {
         @Advice.OnMethodEnter
         static boolean enter(@Advice.Origin("#t.#m#s") String operation, @Advice.FieldValue("fd") FileDescriptor fd) {
-            return fd != FileDescriptor.out && fd != FileDescriptor.err && BlockingGate.enter(operation, null);
+            return fd != FileDescriptor.out && fd != FileDescriptor.err && BlockingCheck.enter(operation, null);
         }
     }
 
     static final class UnlessExited {
         @Advice.OnMethodEnter
         static boolean enter(@Advice.Origin("#t.#m#s") String operation, @Advice.FieldValue("hasExited") boolean exited) {
-            return !exited && BlockingGate.enter(operation, null);
+            return !exited && BlockingCheck.enter(operation, null);
         }
-    }
-
-    /** The rows of {@link #HOOKS} the running JDK lacks, for the message at start. */
-    static List<String> missing(ClassLoader loader) {
-        List<String> missing = new ArrayList<>();
-        for (Hook hook : HOOKS) {
-            if (!hook.exists(loader)) {
-                missing.add(hook.label());
-            }
-        }
-        return missing;
     }
 }

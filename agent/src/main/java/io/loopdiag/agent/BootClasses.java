@@ -21,9 +21,9 @@ import java.util.Set;
  */
 final class BootClasses {
     static final List<String> NAMES = List.of(
-            "io.loopdiag.agent.boot.BlockingGate",
-            "io.loopdiag.agent.boot.BlockingGate$Listener",
-            "io.loopdiag.agent.boot.BlockingGate$State",
+            "io.loopdiag.agent.boot.BlockingCheck",
+            "io.loopdiag.agent.boot.BlockingCheck$Listener",
+            "io.loopdiag.agent.boot.BlockingCheck$State",
             "io.loopdiag.agent.boot.BlockingCallError");
     private static final String UNSAFE_PACKAGE = "jdk.internal.misc";
 
@@ -40,7 +40,7 @@ final class BootClasses {
         Method define = unsafeClass.getMethod("defineClass", String.class, byte[].class, int.class, int.class,
                 ClassLoader.class, java.security.ProtectionDomain.class);
         ClassLoader agentLoader = BootClasses.class.getClassLoader();
-        Class<?> gate = null;
+        Class<?> check = null;
         for (String name : NAMES) {
             byte[] bytes;
             try (InputStream in = agentLoader.getResourceAsStream(name.replace('.', '/') + ".class")) {
@@ -50,10 +50,10 @@ final class BootClasses {
                 bytes = in.readAllBytes();
             }
             Class<?> defined = (Class<?>) define.invoke(unsafe, name, bytes, 0, bytes.length, null, null);
-            gate = gate == null ? defined : gate;
+            check = check == null ? defined : check;
         }
         // The advice inlined into java.base calls these classes, which live in the bootstrap
         // loader's unnamed module: java.base must read it.
-        instrumentation.redefineModule(javaBase, Set.of(gate.getModule()), Map.of(), Map.of(), Set.of(), Map.of());
+        instrumentation.redefineModule(javaBase, Set.of(check.getModule()), Map.of(), Map.of(), Set.of(), Map.of());
     }
 }

@@ -1,6 +1,9 @@
 package io.loopdiag.agent;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.loopdiag.protocol.Control;
+import io.loopdiag.protocol.Fields;
+import io.loopdiag.protocol.Text;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -21,32 +24,31 @@ import java.util.Set;
  * How {@code loopdiag ps|pstree|dump|list} reach the agent: a Unix domain socket, not a TCP
  * port, in a directory only this OS user can enter ({@code TMPDIR/loopdiag-USER}, mode
  * {@code rwx------}, refused if another user owns it or it is open to others). Its path is the
- * system property {@value #PROPERTY}, which the CLI reads through the JDK's attach mechanism, itself
+ * system property {@value Control#PROPERTY}, which the CLI reads through the JDK's attach mechanism, itself
  * open only to the same user. Each connection sends one command line and gets one JSON document:
- * {@code dump} (every loop with its tasks' stacks) or {@code info} (loops and task counts only).
+ * {@value Control#DUMP} (every loop with its tasks' stacks) or {@value Control#INFO} (loops and task
+ * counts only); anything else gets {@code {"error": ...}}. The CLI's {@code ControlClient} is the other end.
  *
  * <p>Served by a daemon platform thread of the agent's own, so a dump works while every loop is
  * stuck, and it never stops a loop. Why not JMX or a dynamically loaded agent: docs/decisions.md.
  */
 final class ControlServer implements Runnable {
-    static final String PROPERTY = "loopdiag.control";
-    private static final int MAX_COMMAND_BYTES = 64;
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
     private static final Set<PosixFilePermission> OWNER_READ_WRITE = PosixFilePermissions.fromString("rw-------");
 
     private final ServerSocketChannel server;
     private final Path socket;
-    private final Detections detections;
+    private final Findings findings;
     private final ObjectMapper json = new ObjectMapper();
 
-    private ControlServer(ServerSocketChannel server, Path socket, Detections detections) {
+    private ControlServer(ServerSocketChannel server, Path socket, Findings findings) {
         this.server = server;
         this.socket = socket;
-        this.detections = detections;
+        this.findings = findings;
     }
 
     /** Starts serving, or says why it cannot (dumps are then unavailable; detection goes on). */
-    static void start(Detections detections) {
+    static void start(Findings findings) {
         try {
             Path directory = privateDirectory();
             Path socket = directory.resolve(ProcessHandle.current().pid() + ".sock");
@@ -55,11 +57,11 @@ final class ControlServer implements Runnable {
             server.bind(UnixDomainSocketAddress.of(socket));
             // bind creates the file with the process's umask (srwxrwxrwx under umask 000).
             Files.setPosixFilePermissions(socket, OWNER_READ_WRITE);
-            ControlServer control = new ControlServer(server, socket, detections);
+            ControlServer control = new ControlServer(server, socket, findings);
             Thread thread = new Thread(control, "loopdiag-control");
             thread.setDaemon(true);
             thread.start();
-            System.setProperty(PROPERTY, socket.toString());
+            System.setProperty(Control.PROPERTY, socket.toString());
         } catch (IOException | RuntimeException e) {
             System.err.println("loopdiag: dumps are not available (" + e.getMessage() + "); detection goes on");
         }
@@ -68,7 +70,7 @@ final class ControlServer implements Runnable {
     /** {@code TMPDIR/loopdiag-USER}, created {@code rwx------}; refused if anyone else could use it. */
     private static Path privateDirectory() throws IOException {
         String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
-        Path directory = Path.of(System.getProperty("java.io.tmpdir"), "loopdiag-" + user);
+        Path directory = Path.of(System.getProperty("java.io.tmpdir"), Control.DIRECTORY_PREFIX + user);
         if (!Files.exists(directory, LinkOption.NOFOLLOW_LINKS)) {
             try {
                 Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
@@ -106,9 +108,10 @@ final class ControlServer implements Runnable {
         String command = readLine(in);
         OutputStream buffered = new java.io.BufferedOutputStream(out, 1 << 16);
         switch (command) {
-            case "dump" -> Dump.write(buffered, detections, true);
-            case "info" -> Dump.write(buffered, detections, false);
-            default -> json.writeValue(buffered, java.util.Map.of("error", "unknown command '" + Text.printable(command) + "' (dump, info)"));
+            case Control.DUMP -> Dump.write(buffered, findings, true);
+            case Control.INFO -> Dump.write(buffered, findings, false);
+            default -> json.writeValue(buffered, java.util.Map.of(Fields.ERROR,
+                    "unknown command '" + Text.printable(command) + "' (" + Control.commands() + ")"));
         }
         buffered.flush();
     }
@@ -118,7 +121,7 @@ final class ControlServer implements Runnable {
         StringBuilder line = new StringBuilder();
         int c;
         while ((c = in.read()) >= 0 && c != '\n') {
-            if (line.length() >= MAX_COMMAND_BYTES) {
+            if (line.length() >= Control.MAX_COMMAND_BYTES) {
                 break;
             }
             line.append((char) c);

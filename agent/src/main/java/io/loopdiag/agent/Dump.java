@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.LoopSnapshot;
 import io.loopdiag.loop.Task;
+import io.loopdiag.protocol.Fields;
+import io.loopdiag.protocol.Schemas;
+import io.loopdiag.protocol.States;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Instant;
@@ -13,36 +16,35 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The JSON dump of every loop in this JVM ({@code schema: loopdiag-dump/1}), taken on the
+ * The JSON dump of every loop in this JVM ({@link Schemas#DUMP}), taken on the
  * agent's own thread from loop-core's snapshots: it neither stops nor waits for the loops, so a
  * stuck loop is dumped too. Written as a stream, task by task as their stacks are walked, so
  * that 100,000 tasks cost neither a tree nor a list of stacks in memory. Durations are in
  * milliseconds, measured on each loop's clock at the moment its snapshot was taken.
  */
 final class Dump {
-    static final String SCHEMA = "loopdiag-dump/1";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private Dump() {
     }
 
     /** Writes the whole dump to {@code out}; {@code withStacks} false gives the cheap summary that {@code loopdiag list} shows. */
-    static void write(OutputStream out, Detections detections, boolean withStacks) throws IOException {
+    static void write(OutputStream out, Findings findings, boolean withStacks) throws IOException {
         try (JsonGenerator json = JSON.getFactory().createGenerator(out)) {
             json.writeStartObject();
-            json.writeStringField("schema", SCHEMA);
-            json.writeNumberField("pid", ProcessHandle.current().pid());
-            json.writeStringField("taken", Instant.now().toString());
-            json.writeStringField("agentVersion", LoopdiagAgent.version());
-            json.writeArrayFieldStart("loops");
+            json.writeStringField(Fields.SCHEMA, Schemas.DUMP);
+            json.writeNumberField(Fields.PID, ProcessHandle.current().pid());
+            json.writeStringField(Fields.TAKEN, Instant.now().toString());
+            json.writeStringField(Fields.AGENT_VERSION, LoopdiagAgent.version());
+            json.writeArrayFieldStart(Fields.LOOPS);
             for (EventLoop loop : EventLoop.allLoops()) {
                 writeLoop(json, loop, withStacks);
             }
             json.writeEndArray();
-            ObjectNode findings = JSON.createObjectNode();
-            detections.writeTo(findings);
-            json.writeFieldName("findings");
-            json.writeTree(findings);
+            ObjectNode found = JSON.createObjectNode();
+            findings.writeTo(found);
+            json.writeFieldName(Fields.FINDINGS);
+            json.writeTree(found);
             json.writeEndObject();
         }
     }
@@ -52,27 +54,27 @@ final class Dump {
         LoopSnapshot snapshot = LoopSnapshot.withoutTasks(loop, withStacks);
         long now = snapshot.takenAtNanos();
         json.writeStartObject();
-        json.writeNumberField("id", snapshot.loopId());
-        json.writeStringField("name", snapshot.name());
-        json.writeStringField("state", snapshot.state());
-        json.writeStringField("thread", snapshot.threadName());
-        json.writeNumberField("readyCount", snapshot.readyCount());
-        json.writeNumberField("timerCount", snapshot.timerCount());
-        json.writeNumberField("dispatchCount", snapshot.dispatchCount());
-        json.writeNumberField("taskCount", tasks.size());
+        json.writeNumberField(Fields.ID, snapshot.loopId());
+        json.writeStringField(Fields.NAME, snapshot.name());
+        json.writeStringField(Fields.STATE, snapshot.state());
+        json.writeStringField(Fields.THREAD, snapshot.threadName());
+        json.writeNumberField(Fields.READY_COUNT, snapshot.readyCount());
+        json.writeNumberField(Fields.TIMER_COUNT, snapshot.timerCount());
+        json.writeNumberField(Fields.DISPATCH_COUNT, snapshot.dispatchCount());
+        json.writeNumberField(Fields.TASK_COUNT, tasks.size());
         LoopSnapshot.RunningCallback running = snapshot.running();
         if (running == null) {
-            json.writeNullField("running");
+            json.writeNullField(Fields.RUNNING);
         } else {
-            json.writeObjectFieldStart("running");
-            json.writeStringField("description", running.description());
-            json.writeNumberField("runningMillis", millis(now - running.sinceNanos()));
-            json.writeNumberField("taskId", running.taskId());
-            frames(json, "stack", running.stack());
+            json.writeObjectFieldStart(Fields.RUNNING);
+            json.writeStringField(Fields.DESCRIPTION, running.description());
+            json.writeNumberField(Fields.RUNNING_MILLIS, millis(now - running.sinceNanos()));
+            json.writeNumberField(Fields.TASK_ID, running.taskId());
+            frames(json, Fields.STACK, running.stack());
             json.writeEndObject();
         }
         if (withStacks) {
-            json.writeArrayFieldStart("tasks");
+            json.writeArrayFieldStart(Fields.TASKS);
             LoopSnapshot.eachTask(tasks, true, (live, task) -> writeTask(json, task, live, now));
             json.writeEndArray();
         }
@@ -81,31 +83,31 @@ final class Dump {
 
     private static void writeTask(JsonGenerator json, LoopSnapshot.TaskSnapshot task, Task<?> live, long now) throws IOException {
         json.writeStartObject();
-        json.writeNumberField("id", task.id());
-        json.writeStringField("name", task.name());
-        json.writeStringField("state", task.state());
+        json.writeNumberField(Fields.ID, task.id());
+        json.writeStringField(Fields.NAME, task.name());
+        json.writeStringField(Fields.STATE, task.state());
         LoopSnapshot.Awaiting awaiting = task.awaiting();
         if (awaiting == null) {
-            json.writeNullField("awaiting");
+            json.writeNullField(Fields.AWAITING);
         } else {
-            json.writeObjectFieldStart("awaiting");
-            json.writeStringField("kind", awaiting.kind());
-            json.writeStringField("description", awaiting.description());
+            json.writeObjectFieldStart(Fields.AWAITING);
+            json.writeStringField(Fields.KIND, awaiting.kind());
+            json.writeStringField(Fields.DESCRIPTION, awaiting.description());
             if (awaiting.taskId() >= 0) {
-                json.writeNumberField("taskId", awaiting.taskId());
+                json.writeNumberField(Fields.TASK_ID, awaiting.taskId());
             }
             if (awaiting.deadlineNanos() >= 0) {
-                json.writeNumberField("dueInMillis", millis(awaiting.deadlineNanos() - now));
+                json.writeNumberField(Fields.DUE_IN_MILLIS, millis(awaiting.deadlineNanos() - now));
             }
             json.writeEndObject();
         }
-        json.writeNumberField("suspendedMillis", task.state().equals("suspended") ? millis(now - task.suspendedSinceNanos()) : 0);
-        frames(json, "stack", task.stack());
+        json.writeNumberField(Fields.SUSPENDED_MILLIS, task.state().equals(States.SUSPENDED) ? millis(now - task.suspendedSinceNanos()) : 0);
+        frames(json, Fields.STACK, task.stack());
         List<StackTraceElement> createdAt = live != null ? CreationSites.ofTask(live) : null;
         if (createdAt != null) {
-            frames(json, "createdAt", createdAt);
+            frames(json, Fields.CREATED_AT, createdAt);
         } else {
-            json.writeNullField("createdAt");
+            json.writeNullField(Fields.CREATED_AT);
         }
         json.writeEndObject();
     }

@@ -1,131 +1,143 @@
 package io.loopdiag.agent;
 
-import io.loopdiag.agent.boot.BlockingGate;
+import io.loopdiag.agent.boot.BlockingCheck;
+import io.loopdiag.protocol.LoopCoreHooks;
 import java.io.PrintStream;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import net.bytebuddy.asm.Advice;
-import net.bytebuddy.asm.AsmVisitorWrapper;
 
 /**
- * Starts the agent's parts in order: the detectors, the bootstrap classes, the instrumentation of
- * loop-core and of the JDK's blocking methods, a self-check of that instrumentation, then the
- * watchdog and the exit hook. Loaded only after {@link LoopdiagAgent} has accepted the options.
+ * Starts the agent's parts, one named step each, in the order {@link #start} lists them: the
+ * findings and the report, the detectors, the blocking check, the weaving of every hook, the
+ * self-check of that weaving, the control socket, the watchdog and the exit hook. Loaded only
+ * after {@link LoopdiagAgent} has accepted the options and put the bootstrap classes in place.
  */
 final class Installation {
-    private static final String LOOP_CLASS = "io.loopdiag.loop.EventLoop";
+    private final AgentOptions options;
+    private final Instrumentation instrumentation;
+    private final boolean blocking;
+    private final SelfCheck selfCheck = new SelfCheck(System.err);
 
-    private Installation() {
+    private Installation(AgentOptions options, Instrumentation instrumentation) {
+        this.options = options;
+        this.instrumentation = instrumentation;
+        this.blocking = options.blocking() != AgentOptions.Blocking.OFF;
     }
 
     /** Starts everything; returns what the agent watches, for its first line. */
     static String start(AgentOptions options, Instrumentation instrumentation) throws Exception {
-        Class<?> loopClass;
-        try {
-            loopClass = Class.forName(LOOP_CLASS, false, ClassLoader.getSystemClassLoader());
-        } catch (ClassNotFoundException | LinkageError absent) {
+        return new Installation(options, instrumentation).start();
+    }
+
+    private String start() throws Exception {
+        Class<?> loopClass = loopCore();
+        if (loopClass == null) {
             Occurrences.watching("the loopdiag agent found no loop-core in this JVM to watch");
             return "no loop-core in this JVM to watch";
         }
-        PrintStream log = options.logToStderr() ? System.err : null;
         Report report = options.report() != null ? new Report(options.report(), options, System.err) : null;
-        Detections detections = new Detections(log, report != null ? report::changed : () -> { });
-        NeverAwaited coroutines = new NeverAwaited(detections);
-        LostExceptions failures = new LostExceptions(detections);
-        if (report != null) {
-            report.show(detections);
-            report.start();
-        }
-
-        boolean blocking = options.blocking() != AgentOptions.Blocking.OFF;
-        BlockingCalls calls = new BlockingCalls(detections, options);
-        BlockingGate.install(calls, loopClass);
+        Findings findings = findings(report);
+        NeverAwaited coroutines = new NeverAwaited(findings);
+        LostExceptions failures = new LostExceptions(findings);
         LoopHooks.start(coroutines, failures);
-
-        Map<String, AsmVisitorWrapper> advice = new LinkedHashMap<>(LoopHooks.advice());
+        BlockingCalls calls = blockingCheck(findings, loopClass);
+        List<Hook> hooks = hooks();
+        Weaver weaver = weave(hooks);
+        checkHooks(weaver, hooks);
         if (blocking) {
-            BlockingHooks.byClass().forEach((className, hooks) -> {
-                List<AsmVisitorWrapper> wrappers = new ArrayList<>();
-                for (BlockingHooks.Hook hook : hooks) {
-                    wrappers.add(Advice.to(hook.advice(), BlockingHooks.Exit.class).on(hook.matcher()));
-                }
-                advice.put(className, new AsmVisitorWrapper.Compound(wrappers));
-                preload(className); // so that the self-check below sees it instrumented now
-            });
+            probeBlockingCheck(calls);
         }
-        Weaver weaver = new Weaver(advice);
-        weaver.install(instrumentation);
-
-        List<String> problems = new ArrayList<>();
-        weaver.failed.forEach((type, error) -> problems.add(type + " could not be instrumented (" + error + ")"));
-        if (blocking) {
-            problems.addAll(selfCheck(calls, weaver));
-        }
-        for (String problem : problems) {
-            System.err.println("loopdiag: self-check: " + problem);
-        }
-
-        ControlServer.start(detections);
+        ControlServer.start(findings);
         Occurrences.watching(null);
-        DetectionEvents.warmUp();
-        Watchdog watchdog = Watchdog.start(options.slow().toNanos(), detections, () -> {
-            CreationSites.refill();
-            coroutines.pollCollected();
-            failures.pollCollected();
-        });
-        try {
-            // One hook, in order: what still runs at exit is closed, what was never awaited or
-            // retrieved is reported, then the report is written.
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                watchdog.closeAll();
-                coroutines.exiting();
-                failures.exiting();
-                if (report != null) {
-                    report.write();
-                }
-            }, "loopdiag-exit"));
-        } catch (IllegalStateException exiting) {
-            // Loaded while the JVM shuts down: nothing is left to watch.
-        }
-        return "slow=" + options.slow().toMillis() + "ms, blocking=" + options.blocking().name().toLowerCase(java.util.Locale.ROOT)
+        JfrEvents.warmUp();
+        Watchdog watchdog = watchdog(findings, coroutines, failures);
+        onExit(watchdog, coroutines, failures, report);
+        int problems = selfCheck.problems().size();
+        return "slow=" + options.slow().toMillis() + "ms, blocking=" + options.blocking().id()
                 + "; watching loops for slow callbacks, stalls, " + (blocking ? "blocking calls, " : "")
-                + "never-awaited coroutines and lost exceptions" + (problems.isEmpty() ? "" : "; " + problems.size() + " self-check problem(s) above");
+                + "never-awaited coroutines and lost exceptions" + (problems == 0 ? "" : "; " + problems + " self-check problem(s) above");
     }
 
-    private static void preload(String className) {
+    /** loop-core's loop class in the system class loader, where the application has it; null if it has none. */
+    private static Class<?> loopCore() {
         try {
-            Class.forName(className, false, null);
+            return Class.forName(LoopCoreHooks.EVENT_LOOP, false, ClassLoader.getSystemClassLoader());
         } catch (ClassNotFoundException | LinkageError absent) {
-            // Not in this JDK: the self-check names the rows that are missing.
+            return null;
+        }
+    }
+
+    /** The store of findings, printing to stderr unless {@code log=off}; the report, if any, shows it from now on. */
+    private Findings findings(Report report) {
+        PrintStream log = options.logToStderr() ? System.err : null;
+        Findings findings = new Findings(log, report != null ? report::changed : () -> { });
+        if (report != null) {
+            report.show(findings, selfCheck);
+            report.start();
+        }
+        return findings;
+    }
+
+    /** What turns a blocking call on a loop thread into a finding, listening to the bootstrap side from now on. */
+    private BlockingCalls blockingCheck(Findings findings, Class<?> loopClass) throws ClassNotFoundException {
+        BlockingCalls calls = new BlockingCalls(findings, options);
+        Class<?> batonBlocker = Class.forName(LoopCoreHooks.BATON_BLOCKER, false, loopClass.getClassLoader());
+        BlockingCheck.install(calls, batonBlocker);
+        return calls;
+    }
+
+    /** loop-core's hooks, and the JDK's blocking methods unless {@code blocking=off}. */
+    private List<Hook> hooks() {
+        List<Hook> hooks = new ArrayList<>(LoopHooks.hooks(blocking));
+        if (blocking) {
+            hooks.addAll(BlockingHooks.HOOKS);
+        }
+        return hooks;
+    }
+
+    /**
+     * Weaves {@code hooks} into the classes loaded now and those loaded later. The hooked classes
+     * are loaded here if they are not yet, so that the self-check sees them woven now.
+     */
+    private Weaver weave(List<Hook> hooks) {
+        Weaver weaver = new Weaver(hooks, selfCheck::unmatched);
+        weaver.install(instrumentation);
+        for (String className : weaver.classNames()) {
+            ClassLoader loader = className.startsWith("io.loopdiag.") ? ClassLoader.getSystemClassLoader() : null;
+            try {
+                Class.forName(className, false, loader);
+            } catch (ClassNotFoundException | LinkageError absent) {
+                // Not in this JVM: checkHooks names the hooks it loses.
+            }
+        }
+        return weaver;
+    }
+
+    /** Says which hooks are not in place: a class that could not be woven, or is not in this JVM at all. */
+    private void checkHooks(Weaver weaver, List<Hook> hooks) {
+        weaver.failed.forEach((type, error) -> selfCheck.problem(type + " could not be instrumented (" + error + ")"));
+        for (Hook hook : hooks) {
+            if (weaver.status(hook) == Weaver.Status.NOT_LOADED) {
+                selfCheck.problem(hook.label() + ": " + hook.className() + " is not in this JVM (Java " + Runtime.version()
+                        + "); " + hook.loss());
+            }
         }
     }
 
     /**
-     * Checks that every blocking method of the table is instrumented: the classes were
-     * transformed, the methods exist in this JDK, and three calls made on a thread marked as a
-     * loop's reach the listener. Returns what is wrong, one line each.
+     * Makes three real blocking calls on a thread marked as a loop's and checks that each reached
+     * the agent through the whole path (advice, bootstrap check, listener), reporting nothing.
      */
-    private static List<String> selfCheck(BlockingCalls calls, Weaver weaver) throws InterruptedException {
-        List<String> problems = new ArrayList<>();
-        for (String row : BlockingHooks.missing(null)) {
-            problems.add(row + " is not in this JDK (" + Runtime.version() + "); calls to it are not detected");
-        }
-        for (String className : BlockingHooks.byClass().keySet()) {
-            if (!weaver.woven.contains(className) && !weaver.failed.containsKey(className)) {
-                problems.add(className + " was not instrumented; blocking calls through it are not detected");
-            }
-        }
+    private void probeBlockingCheck(BlockingCalls calls) throws InterruptedException {
         Set<String> seen = ConcurrentHashMap.newKeySet();
         Object monitor = new Object();
         Thread probe = new Thread(() -> {
-            BlockingGate.markLoopThread();
+            BlockingCheck.markLoopThread();
             try {
                 Thread.sleep(1);
                 LockSupport.parkNanos(monitor, 1_000);
@@ -135,7 +147,7 @@ final class Installation {
             } catch (InterruptedException ignored) {
                 // The check below says what was not seen.
             } finally {
-                BlockingGate.unmarkLoopThread();
+                BlockingCheck.unmarkLoopThread();
             }
         }, "loopdiag-self-check");
         calls.probeWith(probe, seen);
@@ -146,9 +158,36 @@ final class Installation {
         for (String expected : List.of("java.lang.Thread.sleep(long)",
                 "java.util.concurrent.locks.LockSupport.parkNanos(java.lang.Object,long)", "java.lang.Object.wait(long)")) {
             if (!seen.contains(expected)) {
-                problems.add(expected + " on a loop thread did not reach the agent (seen: " + seen + ")");
+                selfCheck.problem(expected + " on a loop thread did not reach the agent (seen: " + seen + ")");
             }
         }
-        return problems;
+    }
+
+    /** Starts the watchdog; once a second it also refills the creation-site budget and reports what was collected. */
+    private Watchdog watchdog(Findings findings, NeverAwaited coroutines, LostExceptions failures) {
+        return Watchdog.start(options.slow().toNanos(), findings, () -> {
+            CreationSites.refill();
+            coroutines.pollCollected();
+            failures.pollCollected();
+        });
+    }
+
+    /**
+     * One exit hook, in order: what still runs at exit is closed, what was never awaited or
+     * retrieved is reported, then the report is written.
+     */
+    private static void onExit(Watchdog watchdog, NeverAwaited coroutines, LostExceptions failures, Report report) {
+        try {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                watchdog.closeAll(System.nanoTime());
+                coroutines.exiting();
+                failures.exiting();
+                if (report != null) {
+                    report.write();
+                }
+            }, "loopdiag-exit"));
+        } catch (IllegalStateException exiting) {
+            // Loaded while the JVM shuts down: nothing is left to watch.
+        }
     }
 }

@@ -1,24 +1,28 @@
 package io.loopdiag.agent;
 
+import static net.bytebuddy.matcher.ElementMatchers.any;
 import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
 import static net.bytebuddy.matcher.ElementMatchers.named;
-import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
-import io.loopdiag.agent.boot.BlockingGate;
+import io.loopdiag.agent.boot.BlockingCheck;
 import io.loopdiag.loop.Coroutine;
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.Future;
 import io.loopdiag.loop.Task;
-import java.util.Map;
+import io.loopdiag.protocol.HookPoint;
+import io.loopdiag.protocol.LoopCoreHooks;
+import java.util.List;
 import net.bytebuddy.asm.Advice;
-import net.bytebuddy.asm.AsmVisitorWrapper;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.matcher.ElementMatcher;
 
 /**
- * The advice woven into loop-core, and the public entry points it calls (advice is inlined into
- * loop-core's classes, so what it calls must be public). Loop-core pays nothing without the agent;
- * with it, the cost is where the comments say. Which thread runs a loop or a task is marked for
- * {@link BlockingGate}; coroutines, task creations and failed futures are passed to the detectors.
+ * The hooks woven into loop-core (at its {@link LoopCoreHooks hook points}), and the public
+ * entry points their advice calls (advice is inlined into loop-core's classes, so what it calls
+ * must be public). Loop-core pays nothing without the agent; with it, the cost is where the
+ * comments say. Which thread runs a loop or a task is marked for {@link BlockingCheck};
+ * coroutines, task creations and failed futures are passed to the detectors.
  */
 public final class LoopHooks {
     private static volatile NeverAwaited neverAwaited;
@@ -32,22 +36,40 @@ public final class LoopHooks {
         lostExceptions = failures;
     }
 
-    /** The advice for each loop-core class, by class name. */
-    static Map<String, AsmVisitorWrapper> advice() {
-        return Map.of(
-                "io.loopdiag.loop.EventLoop", new AsmVisitorWrapper.Compound(
-                        Advice.to(MarksLoopThread.class).on(named("runIterations")),
-                        Advice.to(LoopWaits.class).on(named("waitForIo")),
-                        Advice.to(TaskCreated.class).on(named("createTask").and(takesArguments(Coroutine.class))),
-                        Advice.to(LoopClosed.class).on(named("close"))),
-                "io.loopdiag.loop.Task", Advice.to(MarksLoopThread.class).on(named("runCoroutine")),
-                "io.loopdiag.loop.Coroutine", new AsmVisitorWrapper.Compound(
-                        Advice.to(CoroutineCreated.class).on(isConstructor()),
-                        Advice.to(CoroutineConsumed.class).on(named("consume"))),
-                "io.loopdiag.loop.Future", new AsmVisitorWrapper.Compound(
-                        Advice.to(FutureFailed.class).on(named("setException")),
-                        Advice.to(OutcomeRetrieved.class).on(namedOneOf("result", "exception", "copyOutcomeTo")
-                                .or(named("cancel").and(takesArguments(String.class))))));
+    /** The hooks, one per hook point; {@code blocking} false leaves out those only the blocking check needs. */
+    static List<Hook> hooks(boolean blocking) {
+        List<Hook> hooks = new java.util.ArrayList<>();
+        if (blocking) {
+            hooks.add(hook(LoopCoreHooks.RUN_ITERATIONS, MarksLoopThread.class, "blocking calls on loop threads are not detected"));
+            hooks.add(hook(LoopCoreHooks.RUN_COROUTINE, MarksLoopThread.class, "blocking calls in tasks are not detected"));
+            hooks.add(hook(LoopCoreHooks.WAIT_FOR_IO, LoopWaits.class,
+                    "the loop's own wait for I/O may be reported as a blocking call"));
+        }
+        hooks.add(hook(LoopCoreHooks.CREATE_TASK, takesArguments(Coroutine.class), TaskCreated.class,
+                "where tasks were created is not recorded"));
+        hooks.add(hook(LoopCoreHooks.CLOSE, LoopClosed.class,
+                "never-awaited coroutines and lost exceptions are not reported when their loop closes"));
+        hooks.add(hook(LoopCoreHooks.NEW_COROUTINE, CoroutineCreated.class,
+                "never-awaited coroutines are not detected"));
+        hooks.add(hook(LoopCoreHooks.CONSUME, CoroutineConsumed.class, "every coroutine is reported as never awaited"));
+        hooks.add(hook(LoopCoreHooks.SET_EXCEPTION, FutureFailed.class, "lost exceptions are not detected"));
+        String retrieved = "an exception retrieved this way is still reported as lost";
+        hooks.add(hook(LoopCoreHooks.RESULT, OutcomeRetrieved.class, retrieved));
+        hooks.add(hook(LoopCoreHooks.EXCEPTION, OutcomeRetrieved.class, retrieved));
+        hooks.add(hook(LoopCoreHooks.COPY_OUTCOME_TO, OutcomeRetrieved.class, retrieved));
+        hooks.add(hook(LoopCoreHooks.CANCEL, takesArguments(String.class), OutcomeRetrieved.class, retrieved));
+        return List.copyOf(hooks);
+    }
+
+    private static Hook hook(HookPoint point, Class<?> advice, String loss) {
+        return hook(point, any(), advice, loss);
+    }
+
+    /** The hook of {@code point}'s methods (its constructors for {@link HookPoint#CONSTRUCTOR}) that {@code these} also match. */
+    private static Hook hook(HookPoint point, ElementMatcher.Junction<MethodDescription> these, Class<?> advice, String loss) {
+        ElementMatcher.Junction<MethodDescription> methods = point.method().equals(HookPoint.CONSTRUCTOR) ? isConstructor()
+                : named(point.method());
+        return new Hook(point.className(), point.toString(), methods.and(these), Advice.to(advice), loss);
     }
 
     // ---- entry points for the advice -------------------------------------------------------------
@@ -110,12 +132,12 @@ public final class LoopHooks {
     static final class MarksLoopThread {
         @Advice.OnMethodEnter
         static void enter() {
-            BlockingGate.markLoopThread();
+            BlockingCheck.markLoopThread();
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit() {
-            BlockingGate.unmarkLoopThread();
+            BlockingCheck.unmarkLoopThread();
         }
     }
 
@@ -123,12 +145,12 @@ public final class LoopHooks {
     static final class LoopWaits {
         @Advice.OnMethodEnter
         static void enter() {
-            BlockingGate.enterIdle();
+            BlockingCheck.enterIdle();
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit() {
-            BlockingGate.exitIdle();
+            BlockingCheck.exitIdle();
         }
     }
 

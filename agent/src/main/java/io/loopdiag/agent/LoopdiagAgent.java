@@ -1,5 +1,6 @@
 package io.loopdiag.agent;
 
+import io.loopdiag.protocol.Text;
 import java.lang.instrument.Instrumentation;
 
 /**

@@ -4,6 +4,7 @@ import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.Future;
 import io.loopdiag.loop.LoopSnapshot;
 import io.loopdiag.loop.Task;
+import io.loopdiag.protocol.Kind;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
@@ -23,7 +24,6 @@ import java.util.WeakHashMap;
  * failures, not by every future.
  */
 final class LostExceptions {
-    static final String KIND = "lost-exception";
 
     /** A failed future not yet retrieved. */
     private static final class Failed extends WeakReference<Future<?>> {
@@ -38,7 +38,7 @@ final class LostExceptions {
             this.loop = future.loop();
             this.exception = exception;
             if (future instanceof Task<?> task) {
-                this.task = Text.task(task);
+                this.task = Names.task(task);
                 this.what = "task " + this.task;
                 this.createdAt = CreationSites.ofTask(task);
             } else {
@@ -49,16 +49,18 @@ final class LostExceptions {
         }
     }
 
+    private static final String COLLECTED = "it was garbage-collected";
+
     /** How many failed futures are tracked: while none is, retrieving a result costs one read. */
     static volatile int trackedCount;
 
-    private final Detections detections;
+    private final Findings findings;
     private final Map<Future<?>, Failed> byFuture = new WeakHashMap<>(); // guarded by this
     private final Set<Failed> pending = new HashSet<>(); // keeps each Failed reachable until handled
     private final ReferenceQueue<Future<?>> collected = new ReferenceQueue<>();
 
-    LostExceptions(Detections detections) {
-        this.detections = detections;
+    LostExceptions(Findings findings) {
+        this.findings = findings;
     }
 
     /** {@code future} has just failed with {@code exception}. */
@@ -90,29 +92,39 @@ final class LostExceptions {
             }
             trackedCount = pending.size();
         }
-        lost.forEach(entry -> report(entry, "it was garbage-collected"));
+        lost.forEach(entry -> report(entry, COLLECTED));
     }
 
     void loopClosed(EventLoop loop) {
-        collectUnretrieved(loop).forEach(entry -> report(entry, "its loop closed"));
+        collectUnretrieved(loop, "its loop closed").forEach(this::report);
     }
 
     void exiting() {
         pollCollected();
-        collectUnretrieved(null).forEach(entry -> report(entry, "the JVM exited"));
+        collectUnretrieved(null, "the JVM exited").forEach(this::report);
     }
 
-    private synchronized List<Failed> collectUnretrieved(EventLoop loop) {
-        List<Failed> lost = new ArrayList<>();
+    /** A failed future found unretrieved, and when. */
+    private record Lost(Failed entry, String when) {
+    }
+
+    /**
+     * Takes the failures of {@code loop} (null: all) out of tracking; returns those not retrieved,
+     * {@code when} they were found, or at their collection for one collected and not yet polled.
+     */
+    private synchronized List<Lost> collectUnretrieved(EventLoop loop, String when) {
+        List<Lost> lost = new ArrayList<>();
         for (Iterator<Failed> it = pending.iterator(); it.hasNext(); ) {
             Failed entry = it.next();
             if (loop == null || entry.loop == loop) {
                 it.remove();
                 Future<?> future = entry.get();
-                if (future != null) {
+                if (future == null) {
+                    lost.add(new Lost(entry, COLLECTED)); // retrieving it would have ended its tracking
+                } else {
                     byFuture.remove(future);
                     if (future.hasUnretrievedException()) {
-                        lost.add(entry);
+                        lost.add(new Lost(entry, when));
                     }
                 }
             }
@@ -121,11 +133,15 @@ final class LostExceptions {
         return lost;
     }
 
+    private void report(Lost lost) {
+        report(lost.entry(), lost.when());
+    }
+
     private void report(Failed entry, String when) {
         Throwable exception = entry.exception;
         String what = entry.what + " failed with " + exception + ", and nobody retrieved the exception before " + when
                 + (entry.task != null && entry.createdAt == null ? " (" + CreationSites.NOT_RECORDED + ")" : "");
         List<StackTraceElement> stack = LoopSnapshot.runningStack(exception.getStackTrace());
-        detections.report(new Detections.Finding(KIND, entry.loop.name(), entry.task, what, stack, entry.createdAt, 0));
+        findings.report(new Occurrence(Kind.LOST_EXCEPTION, entry.loop.name(), entry.task, what, stack, entry.createdAt, 0));
     }
 }

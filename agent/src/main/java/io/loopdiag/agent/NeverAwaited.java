@@ -3,6 +3,7 @@ package io.loopdiag.agent;
 import io.loopdiag.loop.Coroutine;
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.Task;
+import io.loopdiag.protocol.Kind;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
@@ -25,7 +26,6 @@ import java.util.WeakHashMap;
  * others are watched through weak references until they are awaited, collected, or their loop closes.
  */
 final class NeverAwaited {
-    static final String KIND = "never-awaited";
     static final int NURSERY_SWEEP_AT = 64;
 
     /**
@@ -52,14 +52,14 @@ final class NeverAwaited {
     /** How many coroutines are watched: while none is, an await costs one read. */
     static volatile int watchedCount;
 
-    private final Detections detections;
+    private final Findings findings;
     private final List<Newborn> nursery = new ArrayList<>(); // guarded by this
     private final Map<Coroutine<?>, Watched> watched = new WeakHashMap<>(); // guarded by this
     private final Set<Watched> pending = new HashSet<>(); // keeps each Watched reachable until handled
     private final ReferenceQueue<Coroutine<?>> collected = new ReferenceQueue<>();
 
-    NeverAwaited(Detections detections) {
-        this.detections = detections;
+    NeverAwaited(Findings findings) {
+        this.findings = findings;
     }
 
     /** On the thread creating {@code coroutine}, from advice at the end of its constructor. */
@@ -117,7 +117,9 @@ final class NeverAwaited {
             Coroutine<?> coroutine = entry.get();
             if (loop == null || entry.origin.loop() == loop) {
                 it.remove();
-                if (coroutine != null) {
+                if (coroutine == null) {
+                    lost.add(entry.origin); // collected, not yet polled: consuming it would have ended its watch
+                } else {
                     watched.remove(coroutine);
                     if (!coroutine.isConsumed()) {
                         lost.add(entry.origin);
@@ -162,10 +164,10 @@ final class NeverAwaited {
 
     private void report(Origin origin) {
         List<StackTraceElement> site = CreationSites.decode(origin.site());
-        String what = "coroutine '" + Text.withoutLambdaAddress(origin.name()) + "' was never awaited nor made a task"
+        String what = "coroutine '" + Names.withoutLambdaAddress(origin.name()) + "' was never awaited nor made a task"
                 + (site == null ? " (" + CreationSites.NOT_RECORDED + ")"
                         : site.isEmpty() ? "" : ", created at " + site.get(0));
-        detections.report(new Detections.Finding(KIND, origin.loop() != null ? origin.loop().name() : null,
-                Text.task(origin.task()), what, site != null ? site : List.of(), null, 0));
+        findings.report(new Occurrence(Kind.NEVER_AWAITED, origin.loop() != null ? origin.loop().name() : null,
+                Names.task(origin.task()), what, site != null ? site : List.of(), null, 0));
     }
 }

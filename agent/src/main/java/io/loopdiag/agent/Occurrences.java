@@ -1,14 +1,17 @@
 package io.loopdiag.agent;
 
+import io.loopdiag.protocol.Feed;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The latest occurrences of findings, numbered, for the JUnit extension ({@code loopdiag-junit}):
- * it calls {@link #mark} before each test and {@link #since} after it, through reflection, so only
- * JDK types cross. Recording starts at the first mark; an application without the extension pays
- * nothing. Loaded by the system class loader with the rest of the agent; any thread.
+ * the feed {@link Feed} describes. It calls {@link #mark} before each test and {@link #since}
+ * after it, through reflection, so only JDK types cross. Recording starts at the first mark; an
+ * application without the extension pays nothing. Loaded by the system class loader with the
+ * rest of the agent; any thread. Its name and its methods' are {@link Feed#CLASS},
+ * {@link Feed#MARK} and {@link Feed#SINCE}: renaming them here breaks the extension.
  */
 public final class Occurrences {
     /** Occurrences kept; a test that sees more is failed by the first ones anyway. */
@@ -17,7 +20,7 @@ public final class Occurrences {
     private static volatile String notWatching = "the loopdiag agent is not loaded in this JVM";
     private static volatile Occurrences recording; // null until the first mark
 
-    private final Detections.Finding[] ring = new Detections.Finding[CAPACITY];
+    private final Occurrence[] ring = new Occurrence[CAPACITY];
     private long next; // guarded by this: the number the next occurrence gets
 
     private Occurrences() {
@@ -29,11 +32,11 @@ public final class Occurrences {
     }
 
     /** Records one occurrence if the extension is listening. */
-    static void record(Detections.Finding finding) {
+    static void record(Occurrence occurrence) {
         Occurrences occurrences = recording;
         if (occurrences != null) {
             synchronized (occurrences) {
-                occurrences.ring[(int) (occurrences.next++ % CAPACITY)] = finding;
+                occurrences.ring[(int) (occurrences.next++ % CAPACITY)] = occurrence;
             }
         }
     }
@@ -59,9 +62,9 @@ public final class Occurrences {
     }
 
     /**
-     * The occurrences numbered {@code mark} and later, oldest first, each as {@code kind} and
-     * {@code text} (the block the log prints). If some were no longer kept, the first entry has
-     * kind {@code overwritten} and says how many.
+     * The occurrences numbered {@code mark} and later, oldest first, each as {@link Feed#KIND} and
+     * {@link Feed#TEXT} (the block the log prints). If some were no longer kept, the first entry has
+     * kind {@link Feed#OVERWRITTEN} and says how many.
      */
     public static List<Map<String, String>> since(long mark) {
         Occurrences occurrences = recording;
@@ -69,7 +72,7 @@ public final class Occurrences {
         if (occurrences == null) {
             return out;
         }
-        List<Detections.Finding> found = new ArrayList<>();
+        List<Occurrence> found = new ArrayList<>();
         long lost;
         synchronized (occurrences) {
             long first = Math.max(mark, occurrences.next - CAPACITY);
@@ -79,10 +82,10 @@ public final class Occurrences {
             }
         }
         if (lost > 0) {
-            out.add(Map.of("kind", "overwritten", "text", lost + " earlier occurrences were not kept"));
+            out.add(Map.of(Feed.KIND, Feed.OVERWRITTEN, Feed.TEXT, lost + " earlier occurrences were not kept"));
         }
-        for (Detections.Finding finding : found) {
-            out.add(Map.of("kind", finding.kind(), "text", Detections.block(finding, null)));
+        for (Occurrence occurrence : found) {
+            out.add(Map.of(Feed.KIND, occurrence.kind().id(), Feed.TEXT, Findings.block(occurrence, null)));
         }
         return out;
     }

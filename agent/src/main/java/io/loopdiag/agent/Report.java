@@ -2,7 +2,11 @@ package io.loopdiag.agent;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loopdiag.protocol.Fields;
+import io.loopdiag.protocol.Schemas;
+import io.loopdiag.protocol.Text;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -19,13 +23,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The JSON report ({@code schema: loopdiag-report/1}) at the path of the {@code report} option,
+ * The JSON report ({@link Schemas#REPORT}) at the path of the {@code report} option,
  * replaced atomically (written beside it, then moved over it) at most once a second while
- * detections arrive, and at JVM exit. A killed JVM leaves the last complete report. A report that
- * cannot be written is said once on stderr; the application and the detections go on.
+ * findings arrive, and at JVM exit. A killed JVM leaves the last complete report. A report that
+ * cannot be written is said once on stderr; the application and the findings go on.
  */
 final class Report {
-    static final String SCHEMA = "loopdiag-report/1";
     private static final long WRITE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** At most these; the umask may take more away. No group or world write, whatever the umask. */
     private static final FileAttribute<Set<PosixFilePermission>> FOLDER = PosixFilePermissions.asFileAttribute(
@@ -34,7 +37,8 @@ final class Report {
             PosixFilePermissions.fromString("rw-r--r--"));
 
     private final Path path;
-    private Detections detections; // set by show, before start
+    private Findings findings; // set by show, before start
+    private SelfCheck selfCheck;
     private final AgentOptions options;
     private final PrintStream log;
     private final ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -50,7 +54,7 @@ final class Report {
 
     /**
      * Null if a report can be written at {@code path} (its folder is created if needed), else why
-     * not: checked at start, so that a typo fails at once rather than at the first detection.
+     * not: checked at start, so that a typo fails at once rather than at the first finding.
      */
     static String whyNotWritable(Path path) {
         try {
@@ -69,9 +73,11 @@ final class Report {
         }
     }
 
-    /** The store the report shows; the store's change callback is this report's {@link #changed}. */
-    void show(Detections store) {
-        this.detections = store;
+    /** What the report shows; their change callbacks are this report's {@link #changed}. */
+    void show(Findings store, SelfCheck check) {
+        this.findings = store;
+        this.selfCheck = check;
+        check.onChange(this::changed);
     }
 
     /** Marks the report out of date; the writer thread picks it up within a second. */
@@ -113,21 +119,23 @@ final class Report {
         } catch (IOException | RuntimeException e) {
             if (!warned) {
                 warned = true;
-                log.println("loopdiag: cannot write the report " + path + " (" + e + "); detections still print, the report is not kept");
+                log.println("loopdiag: cannot write the report " + path + " (" + e + "); findings still print, the report is not kept");
             }
         }
     }
 
     private ObjectNode document() {
         ObjectNode root = json.createObjectNode();
-        root.put("schema", SCHEMA);
-        root.put("pid", ProcessHandle.current().pid());
-        root.put("started", started.toString());
-        root.put("written", Instant.now().toString());
-        ObjectNode settings = root.putObject("options");
-        settings.put("slowMillis", options.slow().toMillis());
-        settings.put("blocking", options.blocking().name().toLowerCase(java.util.Locale.ROOT));
-        detections.writeTo(root);
+        root.put(Fields.SCHEMA, Schemas.REPORT);
+        root.put(Fields.PID, ProcessHandle.current().pid());
+        root.put(Fields.STARTED, started.toString());
+        root.put(Fields.WRITTEN, Instant.now().toString());
+        ObjectNode settings = root.putObject(Fields.OPTIONS);
+        settings.put(Fields.SLOW_MILLIS, options.slow().toMillis());
+        settings.put(Fields.BLOCKING, options.blocking().id());
+        ArrayNode problems = root.putArray(Fields.SELF_CHECK);
+        selfCheck.problems().forEach(problems::add);
+        findings.writeTo(root);
         return root;
     }
 }

@@ -1,25 +1,13 @@
 package io.loopdiag.agent;
 
 import io.loopdiag.loop.LoopSnapshot;
+import io.loopdiag.protocol.Frame;
 import java.util.Arrays;
 import java.util.List;
 
 /** Cutting stacks down to what a user reads: the application's frames, not the agent's or the loop's plumbing. */
 final class Stacks {
-    private static final String AGENT_PACKAGE = "io.loopdiag.agent.";
-    private static final String LOOP_PACKAGE = "io.loopdiag.loop.";
-
     private Stacks() {
-    }
-
-    /** A frame of the JDK itself (a {@code java.*} or {@code jdk.*} module). */
-    static boolean isJdk(StackTraceElement frame) {
-        String module = frame.getModuleName();
-        return module != null && (module.startsWith("java.") || module.startsWith("jdk."));
-    }
-
-    static boolean isAgent(StackTraceElement frame) {
-        return frame.getClassName().startsWith(AGENT_PACKAGE);
     }
 
     /**
@@ -29,10 +17,19 @@ final class Stacks {
      */
     static List<StackTraceElement> creationSite(StackTraceElement[] frames) {
         int top = 0;
-        while (top < frames.length && (isAgent(frames[top]) || frames[top].getClassName().startsWith(LOOP_PACKAGE))) {
+        while (top < frames.length && (Frame.isAgent(frames[top].getClassName()) || Frame.isLoopCore(frames[top].getClassName()))) {
             top++;
         }
         return LoopSnapshot.runningStack(Arrays.copyOfRange(frames, top, frames.length));
+    }
+
+    /** {@code frames} without the agent's own frames on top: the stack as the application made the call. */
+    static StackTraceElement[] withoutAgent(StackTraceElement[] frames) {
+        int top = 0;
+        while (top < frames.length && Frame.isAgent(frames[top].getClassName())) {
+            top++;
+        }
+        return top == 0 ? frames : Arrays.copyOfRange(frames, top, frames.length);
     }
 
     /**
@@ -41,7 +38,7 @@ final class Stacks {
      */
     static List<StackTraceElement> fromApplicationCall(List<StackTraceElement> stack) {
         int app = 0;
-        while (app < stack.size() && isJdk(stack.get(app))) {
+        while (app < stack.size() && Frame.isJdk(stack.get(app))) {
             app++;
         }
         return app == stack.size() ? stack : stack.subList(Math.max(0, app - 1), stack.size());

@@ -1,20 +1,24 @@
 package io.loopdiag.agent;
 
-import io.loopdiag.loop.EventLoop;
-import io.loopdiag.loop.Handle;
-import io.loopdiag.loop.LoopSnapshot;
+import io.loopdiag.protocol.Kind;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
  * Samples every loop of the JVM on a daemon platform thread of its own ("loopdiag-watchdog"),
- * started by {@link LoopdiagAgent#install}. Each sample reads a loop's current handle and dispatch
- * count, which loop-core publishes at no cost to the loop; the same dispatch seen across samples
- * is one callback still running. So callbacks are timed without a clock read per callback (two
- * {@code nanoTime} calls would cost twice a 25 ns callback), to within one sampling period.
+ * started at install. Each sample reads a loop's current unit of work and its count
+ * ({@link WatchedLoop}), which loop-core publishes at no cost to the loop; the same unit seen
+ * across samples is one callback still running. So callbacks are timed without a clock read per
+ * callback (two {@code nanoTime} calls would cost more than a callback: docs/decisions.md), to
+ * within one sampling period. {@link #sample} takes the time as an argument, so a test drives it
+ * on a clock of its own.
  *
  * <p>A callback still running past {@code slow} is a <b>loop-stall</b>, reported while it runs with
  * the stack at that moment, again at 2, 4, 8... times the limit; when it returns, a callback that
@@ -30,15 +34,17 @@ final class Watchdog implements Runnable {
 
     private final long slowNanos;
     private final long periodNanos;
-    private final Detections detections;
+    private final Findings findings;
+    private final Supplier<List<WatchedLoop>> loops;
     private final Runnable housekeeping; // once a second on this thread
     private long lastHousekeepingNanos;
-    private final Map<EventLoop, Span> spans = new WeakHashMap<>(); // guarded by this
+    private final Map<Object, Span> spans = new WeakHashMap<>(); // by WatchedLoop.key(); guarded by this
     private long lastSampleNanos;
 
     /** What the watchdog knows of the callback a loop is running. */
     private static final class Span {
-        Handle handle;
+        String loopName;
+        Object work;
         long dispatch = -1;
         long previousSampleNanos; // the last sample before it was seen: it started after this
         long firstSeenNanos;
@@ -47,19 +53,26 @@ final class Watchdog implements Runnable {
         int stallReports;
         boolean stallPrinted; // its first stall report was a new finding, so its updates print too
         List<StackTraceElement> stallStack; // as last printed
-        LoopSnapshot.RunningCallback sampled; // taken once it has run half the limit
+        WatchedLoop.Running sampled; // taken once it has run half the limit
     }
 
-    Watchdog(long slowNanos, Detections detections, Runnable housekeeping) {
+    /** A watchdog of {@code loops} (each sample asks for the open ones) that reports to {@code findings}. */
+    Watchdog(long slowNanos, Findings findings, Supplier<List<WatchedLoop>> loops, Runnable housekeeping) {
         this.slowNanos = slowNanos;
         this.periodNanos = Math.max(MIN_PERIOD_NANOS, slowNanos / SAMPLES_PER_LIMIT);
-        this.detections = detections;
+        this.findings = findings;
+        this.loops = loops;
         this.housekeeping = housekeeping;
     }
 
-    /** Starts sampling on a daemon thread; {@code housekeeping} runs there once a second. */
-    static Watchdog start(long slowNanos, Detections detections, Runnable housekeeping) {
-        Watchdog watchdog = new Watchdog(slowNanos, detections, housekeeping);
+    /** The sampling period: a callback's duration is known to within this. */
+    long periodNanos() {
+        return periodNanos;
+    }
+
+    /** Starts sampling loop-core's loops on a daemon thread; {@code housekeeping} runs there once a second. */
+    static Watchdog start(long slowNanos, Findings findings, Runnable housekeeping) {
+        Watchdog watchdog = new Watchdog(slowNanos, findings, WatchedLoop::loopCore, housekeeping);
         Thread thread = new Thread(watchdog, "loopdiag-watchdog");
         thread.setDaemon(true);
         thread.start();
@@ -89,7 +102,7 @@ final class Watchdog implements Runnable {
      * Walks and formats a stack once before watching: the first report otherwise loads and
      * compiles that code while a callback runs, delaying the samples that time it.
      */
-    private static void warmUp() {
+    private void warmUp() {
         StringBuilder text = new StringBuilder();
         for (StackTraceElement frame : Thread.currentThread().getStackTrace()) {
             text.append("    at ").append(frame).append('\n');
@@ -97,46 +110,47 @@ final class Watchdog implements Runnable {
         if (text.isEmpty()) {
             throw new IllegalStateException("no stack to walk");
         }
-        EventLoop.allLoops();
+        loops.get();
     }
 
+    /** One sample of every loop, at {@code nowNanos} on the watchdog's clock. */
     synchronized void sample(long nowNanos) {
-        java.util.Set<EventLoop> open = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        for (EventLoop loop : EventLoop.allLoops()) {
-            open.add(loop);
-            Span span = spans.computeIfAbsent(loop, l -> new Span());
-            Handle handle = loop.currentHandle();
-            long dispatch = loop.dispatchCount();
-            if (handle == null || handle != span.handle || dispatch != span.dispatch) {
-                close(loop, span, nowNanos, false);
-                if (handle != null) {
-                    open(span, handle, dispatch, nowNanos);
+        Set<Object> open = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (WatchedLoop loop : loops.get()) {
+            open.add(loop.key());
+            Span span = spans.computeIfAbsent(loop.key(), l -> new Span());
+            span.loopName = loop.name();
+            Object work = loop.currentWork();
+            long dispatch = loop.workCount();
+            if (work == null || work != span.work || dispatch != span.dispatch) {
+                close(span, nowNanos, false);
+                if (work != null) {
+                    open(span, work, dispatch, nowNanos);
                 }
                 continue;
             }
             span.lastSeenNanos = nowNanos;
             long runningNanos = nowNanos - span.firstSeenNanos;
             if (span.sampled == null && runningNanos >= slowNanos / 2) {
-                span.sampled = loop.runningCallback(true);
+                span.sampled = loop.running();
             }
             if (runningNanos >= span.nextStallReportNanos) {
-                LoopSnapshot.RunningCallback now = loop.runningCallback(true);
+                WatchedLoop.Running now = loop.running();
                 if (now != null) {
                     span.sampled = now;
                     String what = now.description() + " has been running for " + millis(runningNanos)
                             + " (limit " + millis(slowNanos) + "), still running";
                     List<StackTraceElement> stack = Stacks.fromApplicationCall(now.stack());
-                    Detections.Finding stall = new Detections.Finding("loop-stall", loop.name(), taskOf(now), what,
+                    Occurrence stall = new Occurrence(Kind.LOOP_STALL, loop.name(), taskOf(now), what,
                             stack, null, TimeUnit.NANOSECONDS.toMillis(runningNanos));
                     if (span.stallReports == 0) {
-                        span.stallPrinted = detections.report(stall);
+                        span.stallPrinted = findings.report(stall);
                         span.stallStack = stack;
                     } else if (span.stallPrinted) {
                         // An update of the stall printed above, not a new finding; its stack only if it moved.
                         boolean moved = !stack.equals(span.stallStack);
                         span.stallStack = stack;
-                        detections.print(moved ? stall : new Detections.Finding("loop-stall", loop.name(), taskOf(now), what,
-                                List.of(), null, stall.millis()), moved ? null : " (same stack)");
+                        findings.print(moved ? stall : stall.withoutStack(), moved ? null : " (same stack)");
                     }
                 }
                 span.stallReports++;
@@ -144,22 +158,21 @@ final class Watchdog implements Runnable {
             }
         }
         // A loop closed since the last sample: its last callback ended before it closed.
-        spans.forEach((loop, span) -> {
-            if (!open.contains(loop)) {
-                close(loop, span, nowNanos, false);
+        spans.forEach((key, span) -> {
+            if (!open.contains(key)) {
+                close(span, nowNanos, false);
             }
         });
         lastSampleNanos = nowNanos;
     }
 
     /** Closes every callback still open: at JVM exit they have all ended (the exit hook calls it). */
-    synchronized void closeAll() {
-        long nowNanos = System.nanoTime();
-        spans.forEach((loop, span) -> close(loop, span, nowNanos, true));
+    synchronized void closeAll(long nowNanos) {
+        spans.values().forEach(span -> close(span, nowNanos, true));
     }
 
-    private void open(Span span, Handle handle, long dispatch, long nowNanos) {
-        span.handle = handle;
+    private void open(Span span, Object work, long dispatch, long nowNanos) {
+        span.work = work;
         span.dispatch = dispatch;
         span.previousSampleNanos = lastSampleNanos > 0 ? lastSampleNanos : nowNanos;
         span.firstSeenNanos = nowNanos;
@@ -171,8 +184,8 @@ final class Watchdog implements Runnable {
     }
 
     /** The callback {@code span} saw has ended, or ({@code atExit}) is cut short by the JVM's exit. */
-    private void close(EventLoop loop, Span span, long nowNanos, boolean atExit) {
-        if (span.handle == null) {
+    private void close(Span span, long nowNanos, boolean atExit) {
+        if (span.work == null) {
             return;
         }
         // It ran at least from the first sample that saw it to the last, and at most from the
@@ -187,17 +200,17 @@ final class Watchdog implements Runnable {
                     : span.stallPrinted ? "; the loop-stall reported above has ended" : "";
             String what = span.sampled.description() + " took about " + millis(ranNanos)
                     + " (" + millis(leastNanos) + " to " + millis(mostNanos) + "; limit " + millis(slowNanos) + ")";
-            Detections.Finding slow = new Detections.Finding("slow-callback", loop.name(), taskOf(span.sampled), what,
+            Occurrence slow = new Occurrence(Kind.SLOW_CALLBACK, span.loopName, taskOf(span.sampled), what,
                     Stacks.fromApplicationCall(span.sampled.stack()), null, TimeUnit.NANOSECONDS.toMillis(ranNanos));
-            detections.report(slow, ended);
+            findings.report(slow, ended);
         }
-        span.handle = null;
+        span.work = null;
         span.dispatch = -1;
         span.sampled = null;
     }
 
     /** The task a running callback steps, as findings name it, or null for a plain callback. */
-    private static String taskOf(LoopSnapshot.RunningCallback callback) {
+    private static String taskOf(WatchedLoop.Running callback) {
         return callback.taskId() < 0 ? null : "#" + callback.taskId();
     }
 

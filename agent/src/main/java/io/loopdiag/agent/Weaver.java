@@ -5,32 +5,72 @@ import java.lang.instrument.Instrumentation;
 import java.lang.instrument.UnmodifiableClassException;
 import java.security.ProtectionDomain;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.asm.AsmVisitorWrapper;
+import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.ClassFileLocator;
 import net.bytebuddy.pool.TypePool;
 
 /**
- * Weaves the agent's advice into a fixed set of classes, by name: those loaded later as they load,
- * those already loaded by retransforming them. Advice only decorates existing methods (no member
- * is added), as retransformation requires. A plain {@link ClassFileTransformer} around Byte
+ * Weaves the agent's {@link Hook}s into their classes, by name: classes loaded later as they
+ * load, classes already loaded by retransforming them. Advice only decorates existing methods (no
+ * member is added), as retransformation requires. For every class it weaves it checks each hook
+ * against the class's methods and tells {@code onUnmatched} of a hook that matches none, so that
+ * a renamed method is said, not silently missed. A plain {@link ClassFileTransformer} around Byte
  * Buddy's {@code decorate} rather than its {@code AgentBuilder}, whose default set-up reaches for
  * {@code sun.misc.Unsafe} and prints deprecation warnings on JDK 24+.
  */
 final class Weaver implements ClassFileTransformer {
-    private final Map<String, AsmVisitorWrapper> adviceByInternalName = new ConcurrentHashMap<>();
+    /** What is known of one hook. */
+    enum Status {
+        /** Its class has not been loaded (yet). */
+        NOT_LOADED,
+        /** Woven into at least one method. */
+        MATCHED,
+        /** Its class was woven, but no method of it matched. */
+        UNMATCHED,
+        /** Its class could not be woven. */
+        FAILED
+    }
+
+    /** Receives a hook that matched no method of its class, once per hook, on the thread loading the class. */
+    interface Unmatched {
+        void hook(Hook hook);
+    }
+
+    private final Map<String, List<Hook>> hooksByInternalName = new LinkedHashMap<>();
+    private final Map<Hook, Status> status = Collections.synchronizedMap(new IdentityHashMap<>());
+    private final Unmatched onUnmatched;
     private final ByteBuddy byteBuddy = new ByteBuddy();
-    /** Classes woven so far, by name. */
-    final Set<String> woven = ConcurrentHashMap.newKeySet();
     /** Classes that could not be woven, with why. */
     final Map<String, Throwable> failed = new ConcurrentHashMap<>();
 
-    Weaver(Map<String, AsmVisitorWrapper> adviceByClassName) {
-        adviceByClassName.forEach((name, advice) -> adviceByInternalName.put(name.replace('.', '/'), advice));
+    Weaver(List<Hook> hooks, Unmatched onUnmatched) {
+        for (Hook hook : hooks) {
+            hooksByInternalName.computeIfAbsent(hook.className().replace('.', '/'), k -> new ArrayList<>()).add(hook);
+            status.put(hook, Status.NOT_LOADED);
+        }
+        this.onUnmatched = onUnmatched;
+    }
+
+    /** The names of the classes this weaver has hooks for. */
+    Set<String> classNames() {
+        Set<String> names = new LinkedHashSet<>();
+        hooksByInternalName.keySet().forEach(name -> names.add(name.replace('/', '.')));
+        return names;
+    }
+
+    /** What is known of {@code hook} now. */
+    Status status(Hook hook) {
+        return status.getOrDefault(hook, Status.NOT_LOADED);
     }
 
     /** Registers the weaver and retransforms the classes of its set that are already loaded. */
@@ -38,7 +78,7 @@ final class Weaver implements ClassFileTransformer {
         instrumentation.addTransformer(this, true);
         List<Class<?>> loaded = new ArrayList<>();
         for (Class<?> type : instrumentation.getAllLoadedClasses()) {
-            if (adviceByInternalName.containsKey(type.getName().replace('.', '/')) && instrumentation.isModifiableClass(type)) {
+            if (hooksByInternalName.containsKey(type.getName().replace('.', '/')) && instrumentation.isModifiableClass(type)) {
                 loaded.add(type);
             }
         }
@@ -46,7 +86,7 @@ final class Weaver implements ClassFileTransformer {
             try {
                 instrumentation.retransformClasses(type);
             } catch (UnmodifiableClassException | RuntimeException | LinkageError e) {
-                failed.put(type.getName(), e);
+                fail(type.getName(), e);
             }
         }
     }
@@ -54,8 +94,8 @@ final class Weaver implements ClassFileTransformer {
     @Override
     public byte[] transform(Module module, ClassLoader loader, String internalName, Class<?> redefined,
                             ProtectionDomain domain, byte[] bytes) {
-        AsmVisitorWrapper advice = internalName != null ? adviceByInternalName.get(internalName) : null;
-        if (advice == null) {
+        List<Hook> hooks = internalName != null ? hooksByInternalName.get(internalName) : null;
+        if (hooks == null) {
             return null;
         }
         String name = internalName.replace('/', '.');
@@ -63,14 +103,34 @@ final class Weaver implements ClassFileTransformer {
             // The class's own bytes first; its supertypes from its loader (the bootstrap loader's when null).
             ClassFileLocator locator = new ClassFileLocator.Compound(ClassFileLocator.Simple.of(name, bytes),
                     loader == null ? ClassFileLocator.ForClassLoader.ofBootLoader() : ClassFileLocator.ForClassLoader.of(loader));
-            byte[] woven = byteBuddy.decorate(TypePool.Default.of(locator).describe(name).resolve(), locator)
-                    .visit(advice).make().getBytes();
-            this.woven.add(name);
+            TypeDescription type = TypePool.Default.of(locator).describe(name).resolve();
+            List<AsmVisitorWrapper> wrappers = new ArrayList<>();
+            List<Hook> unmatched = new ArrayList<>();
+            for (Hook hook : hooks) {
+                if (type.getDeclaredMethods().filter(hook.methods()).isEmpty()) {
+                    unmatched.add(hook);
+                } else {
+                    wrappers.add(hook.wrapper());
+                }
+            }
+            byte[] woven = wrappers.isEmpty() ? null
+                    : byteBuddy.decorate(type, locator).visit(new AsmVisitorWrapper.Compound(wrappers)).make().getBytes();
+            for (Hook hook : hooks) {
+                Status now = unmatched.contains(hook) ? Status.UNMATCHED : Status.MATCHED;
+                if (status.put(hook, now) != now && now == Status.UNMATCHED) {
+                    onUnmatched.hook(hook);
+                }
+            }
             return woven;
         } catch (Throwable e) {
             // A class the agent cannot weave stays as it was; the self-check says so.
-            failed.put(name, e);
+            fail(name, e);
             return null;
         }
+    }
+
+    private void fail(String className, Throwable e) {
+        failed.put(className, e);
+        hooksByInternalName.getOrDefault(className.replace('.', '/'), List.of()).forEach(hook -> status.put(hook, Status.FAILED));
     }
 }

@@ -32,8 +32,8 @@ class AgentJarIT {
     void theManifestNamesTheEntryPointsAndRetransformation() throws IOException {
         try (JarFile jar = new JarFile(JAR.toFile())) {
             Attributes main = jar.getManifest().getMainAttributes();
-            assertEquals("io.loopdiag.agent.AgentGate", main.getValue("Premain-Class"));
-            assertEquals("io.loopdiag.agent.AgentGate", main.getValue("Agent-Class"));
+            assertEquals("io.loopdiag.agent.AgentLauncher", main.getValue("Premain-Class"));
+            assertEquals("io.loopdiag.agent.AgentLauncher", main.getValue("Agent-Class"));
             assertEquals("true", main.getValue("Can-Retransform-Classes"));
         }
     }

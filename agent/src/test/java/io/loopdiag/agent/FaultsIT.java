@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -25,7 +24,7 @@ class FaultsIT {
     /** A folder replaced by a file stops every write, as root too (where a read-only folder would not). */
     @Test
     @Timeout(60)
-    void aReportFolderThatBecomesAFileMidRunIsOneWarningAndDetectionsGoOn(@TempDir Path dir) throws Exception {
+    void aReportFolderThatBecomesAFileMidRunIsOneWarningAndFindingsGoOn(@TempDir Path dir) throws Exception {
         Path folder = dir.resolve("reports");
         Path report = folder.resolve("loopdiag.json");
         try (LiveChild child = LiveChild.scenario("report=" + report, "blocking-on-cue")) {
@@ -102,12 +101,12 @@ class FaultsIT {
             assertEquals("blocking-call", detection.path("kind").asText());
             kept += detection.path("count").asLong();
         }
-        assertEquals(Detections.MAX_DISTINCT, root.path("detections").size());
+        assertEquals(Findings.MAX_DISTINCT, root.path("detections").size());
         assertEquals(kept, root.path("summary").path("blocking-call").asLong(), "the summary adds up the findings");
         assertEquals(1, root.path("summary").size(), root.path("summary").toString());
         assertTrue(root.path("dropped").asLong() > 0, "calls past the cap are dropped, and counted");
         assertEquals(1_000_000, kept + root.path("dropped").asLong(), "every call is counted once");
-        assertEquals(Detections.MAX_DISTINCT, run.blocks("blocking-call").size(), "each kept finding printed once, no more");
+        assertEquals(Findings.MAX_DISTINCT, run.blocks("blocking-call").size(), "each kept finding printed once, no more");
     }
 
     private static long countLines(String text, String prefix) {

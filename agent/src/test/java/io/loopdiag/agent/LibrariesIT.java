@@ -34,6 +34,7 @@ class LibrariesIT {
         List<String> classPath = new ArrayList<>();
         classPath.add(Path.of("target/test-classes").toAbsolutePath().toString());
         classPath.add(Path.of(EventLoop.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+        classPath.add(Path.of(io.loopdiag.protocol.Frame.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
         try (Stream<Path> jars = Files.list(Path.of("target/app-libs"))) {
             jars.map(jar -> jar.toAbsolutePath().toString()).forEach(classPath::add);
         }
@@ -52,7 +53,7 @@ class LibrariesIT {
         assertEquals(1, blocks.size(), stderr.join());
         assertTrue(blocks.get(0).contains("at io.loopdiag.agent.OwnLibrariesApp.lambda$main$"), blocks.get(0));
         JsonNode written = AgentRun.report(report);
-        assertEquals(Report.SCHEMA, written.path("schema").asText());
+        assertEquals(io.loopdiag.protocol.Schemas.REPORT, written.path("schema").asText());
         assertEquals(1, written.path("summary").path("blocking-call").asLong(), written.toPrettyString());
     }
 

@@ -32,63 +32,61 @@ final class AttachCommand implements Callable<Integer> {
     @Option(names = "--options", paramLabel = "OPTIONS", description = "the agent's options, as after -javaagent:JAR= (slow=50ms,...)")
     String options;
 
-    @Option(names = "--agent", paramLabel = "JAR", description = "the agent jar (default: the one built beside this jar)")
+    @Option(names = "--agent", paramLabel = "JAR", description = "the agent jar (default: the one this jar carries)")
     Path agentJar;
 
     @Override
-    public Integer call() throws Exception {
+    public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        Path jar = (agentJar != null ? agentJar : Paths.agentJar()).toAbsolutePath();
-        if (!Files.isRegularFile(jar)) {
-            err.println("loopdiag: no agent jar at " + jar + " (build with ./build package, or give --agent JAR)");
-            return ExitCodes.USAGE;
-        }
-        Target target;
         try {
-            target = Target.of(pid);
-            if (target.systemProperties().getProperty(Target.CONTROL_PROPERTY) != null) {
+            Path jar = agentJar();
+            Jvm jvm = Jvm.of(pid);
+            if (Attach.controlSocket(jvm) != null) {
                 out.println("JVM " + pid + " already runs the loopdiag agent: nothing to load");
                 return ExitCodes.OK;
             }
-        } catch (Target.Failure failure) {
-            err.println("loopdiag: " + failure.getMessage());
+            load(jvm, jar);
+            if (Attach.controlSocket(jvm) == null) {
+                throw new Failure("the agent did not start in JVM " + pid + " (its reason is on that JVM's stderr; bad --options?)");
+            }
+            out.println("loaded the agent into JVM " + pid + "; 'loopdiag ps " + pid + "' and 'loopdiag dump " + pid + "' now work.");
+            out.println("note: JDK 21+ prints a warning on that JVM's stderr for an agent loaded this way; start it with -javaagent:"
+                    + jar + " (or -XX:+EnableDynamicAgentLoading) to avoid it");
+            return ExitCodes.OK;
+        } catch (Failure failure) {
+            spec.commandLine().getErr().println("loopdiag: " + failure.getMessage());
             return failure.exitCode;
         }
-        VirtualMachine vm;
+    }
+
+    /** The jar given with {@code --agent}, or the one this jar carries. */
+    private Path agentJar() throws Failure {
+        if (agentJar != null) {
+            if (!Files.isRegularFile(agentJar)) {
+                throw new Failure("no agent jar at " + agentJar.toAbsolutePath() + " (give --agent JAR)", ExitCodes.USAGE);
+            }
+            return agentJar.toAbsolutePath();
+        }
         try {
-            vm = target.attach();
-        } catch (Target.Failure failure) {
-            err.println("loopdiag: " + failure.getMessage());
-            return failure.exitCode;
+            return Jars.agent();
+        } catch (IOException e) {
+            throw new Failure("cannot put the agent jar where the JVM can load it (" + e.getMessage() + ")");
         }
+    }
+
+    private void load(Jvm jvm, Path jar) throws Failure {
+        VirtualMachine vm = Attach.open(jvm);
         try {
             vm.loadAgent(jar.toString(), options);
         } catch (AgentLoadException e) {
-            err.println("loopdiag: JVM " + pid + " refused to load the agent (" + e.getMessage() + "): the JDK may disallow dynamic"
+            throw new Failure("JVM " + pid + " refused to load the agent (" + e.getMessage() + "): the JDK may disallow dynamic"
                     + " loading there; start it with -javaagent:" + jar + " or -XX:+EnableDynamicAgentLoading");
-            return ExitCodes.FINDINGS_OR_FAILURE;
         } catch (AgentInitializationException e) {
-            err.println("loopdiag: the agent did not start in JVM " + pid + " (its reason is on that JVM's stderr; bad --options?)");
-            return ExitCodes.FINDINGS_OR_FAILURE;
+            throw new Failure("the agent did not start in JVM " + pid + " (its reason is on that JVM's stderr; bad --options?)");
         } catch (IOException e) {
-            err.println("loopdiag: lost JVM " + pid + " while loading the agent (" + e.getMessage() + ")");
-            return ExitCodes.FINDINGS_OR_FAILURE;
+            throw new Failure("lost JVM " + pid + " while loading the agent (" + e.getMessage() + ")");
         } finally {
-            Target.detach(vm);
+            Attach.close(vm);
         }
-        try {
-            if (target.systemProperties().getProperty(Target.CONTROL_PROPERTY) == null) {
-                err.println("loopdiag: the agent did not start in JVM " + pid + " (its reason is on that JVM's stderr; bad --options?)");
-                return ExitCodes.FINDINGS_OR_FAILURE;
-            }
-        } catch (Target.Failure failure) {
-            err.println("loopdiag: " + failure.getMessage());
-            return failure.exitCode;
-        }
-        out.println("loaded the agent into JVM " + pid + "; 'loopdiag ps " + pid + "' and 'loopdiag dump " + pid + "' now work.");
-        out.println("note: JDK 21+ prints a warning on that JVM's stderr for an agent loaded this way; start it with -javaagent:"
-                + jar + " (or -XX:+EnableDynamicAgentLoading) to avoid it");
-        return ExitCodes.OK;
     }
 }

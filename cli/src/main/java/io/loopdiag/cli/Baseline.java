@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loopdiag.protocol.Fields;
+import io.loopdiag.protocol.Schemas;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -14,11 +16,10 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The findings a team has accepted ({@code schema: loopdiag-baseline/1}): by fingerprint, with the
+ * The findings a team has accepted ({@link Schemas#BASELINE}): by fingerprint, with the
  * kind, place and message beside each so that a reviewer can read the file.
  */
 final class Baseline {
-    static final String SCHEMA = "loopdiag-baseline/1";
     /** A baseline holds at most what reports can: well under this. */
     private static final long MAX_BYTES = 64L << 20;
 
@@ -38,12 +39,12 @@ final class Baseline {
         } catch (IOException e) {
             throw new Reports.Unreadable(path + ": not a loopdiag baseline (" + e.getClass().getSimpleName() + ")");
         }
-        if (root == null || !SCHEMA.equals(root.path("schema").asText(null))) {
-            throw new Reports.Unreadable(path + ": not a loopdiag baseline (expected schema " + SCHEMA + ")");
+        if (root == null || !Schemas.BASELINE.equals(root.path(Fields.SCHEMA).asText(null))) {
+            throw new Reports.Unreadable(path + ": not a loopdiag baseline (expected schema " + Schemas.BASELINE + ")");
         }
         Set<String> fingerprints = new HashSet<>();
-        for (JsonNode finding : root.path("findings")) {
-            fingerprints.add(finding.path("fingerprint").asText());
+        for (JsonNode finding : root.path(Fields.FINDINGS)) {
+            fingerprints.add(finding.path(Fields.FINGERPRINT).asText());
         }
         return fingerprints;
     }
@@ -52,15 +53,15 @@ final class Baseline {
     static void write(Path path, List<Reports.Finding> findings) throws IOException {
         ObjectMapper json = Json.mapper();
         ObjectNode root = json.createObjectNode();
-        root.put("schema", SCHEMA);
-        root.put("written", Instant.now().toString());
-        ArrayNode list = root.putArray("findings");
+        root.put(Fields.SCHEMA, Schemas.BASELINE);
+        root.put(Fields.WRITTEN, Instant.now().toString());
+        ArrayNode list = root.putArray(Fields.FINDINGS);
         for (Reports.Finding finding : findings) {
             ObjectNode entry = list.addObject();
-            entry.put("kind", finding.kind());
-            entry.put("fingerprint", finding.fingerprint());
-            entry.put("where", finding.frame() != null ? finding.frame().text() : null);
-            entry.put("message", finding.message());
+            entry.put(Fields.KIND, finding.kind());
+            entry.put(Fields.FINGERPRINT, finding.fingerprint());
+            entry.put(Fields.WHERE, finding.frame() != null ? finding.frame().text() : null);
+            entry.put(Fields.MESSAGE, finding.message());
         }
         Path parent = path.toAbsolutePath().getParent();
         Files.createDirectories(parent);

@@ -32,11 +32,11 @@ final class CheckCommand implements Callable<Integer> {
     public Integer call() {
         List<Path> files;
         try {
-            files = Gate.reportFiles(reports);
+            files = Verdict.reportFiles(reports);
         } catch (Reports.Unreadable e) {
             spec.commandLine().getErr().println("loopdiag: " + e.getMessage());
             return ExitCodes.USAGE;
         }
-        return Gate.judge(files, options, spec.commandLine().getOut(), spec.commandLine().getErr());
+        return Verdict.judge(files, options, spec.commandLine().getOut(), spec.commandLine().getErr());
     }
 }

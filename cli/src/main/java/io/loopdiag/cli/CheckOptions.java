@@ -1,15 +1,14 @@
 package io.loopdiag.cli;
 
+import io.loopdiag.protocol.Kind;
+import io.loopdiag.protocol.Text;
 import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Option;
 
 /** The options of the CI verdict, shared by {@code check} and {@code run}. */
 final class CheckOptions {
-    /** Every kind the agent reports. */
-    static final List<String> KINDS = List.of("blocking-call", "slow-callback", "loop-stall", "never-awaited", "lost-exception");
-
-    @Option(names = "--fail-on", paramLabel = "KINDS", split = ",", defaultValue = "blocking-call",
+    @Option(names = "--fail-on", paramLabel = "KINDS", split = ",", defaultValue = Kind.BLOCKING_CALL_ID,
             description = "Kinds that fail the check, comma separated, from: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).",
             completionCandidates = Kinds.class, converter = KindConverter.class)
     List<String> failOn;
@@ -34,16 +33,16 @@ final class CheckOptions {
 
     static final class Kinds extends java.util.ArrayList<String> {
         Kinds() {
-            super(KINDS);
+            super(Kind.ids());
         }
     }
 
     static final class KindConverter implements picocli.CommandLine.ITypeConverter<String> {
         @Override
         public String convert(String value) {
-            if (!KINDS.contains(value)) {
-                throw new picocli.CommandLine.TypeConversionException("'" + Views.printable(value) + "' is not a kind (kinds: "
-                        + String.join(", ", KINDS) + ")");
+            if (Kind.of(value) == null) {
+                throw new picocli.CommandLine.TypeConversionException("'" + Text.printable(value) + "' is not a kind (kinds: "
+                        + String.join(", ", Kind.ids()) + ")");
             }
             return value;
         }

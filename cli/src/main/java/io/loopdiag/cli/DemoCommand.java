@@ -1,5 +1,6 @@
 package io.loopdiag.cli;
 
+import io.loopdiag.protocol.Text;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
@@ -33,28 +34,30 @@ final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--apps", paramLabel = "JAR", description = "test-apps.jar (default: the one built beside this jar)")
+    @Option(names = "--apps", paramLabel = "JAR", description = "test-apps.jar (default: the one built beside this jar in a checkout)")
     Path appsJar;
 
-    @Option(names = "--agent", paramLabel = "JAR", description = "the agent jar (default: the one built beside this jar)")
+    @Option(names = "--agent", paramLabel = "JAR", description = "the agent jar (default: the one this jar carries)")
     Path agentJar;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        Path apps = (appsJar != null ? appsJar : Paths.appsJar()).toAbsolutePath();
-        Path agent = (agentJar != null ? agentJar : Paths.agentJar()).toAbsolutePath();
-        for (Path jar : List.of(apps, agent)) {
-            if (!Files.isRegularFile(jar)) {
-                spec.commandLine().getErr().println("loopdiag: no jar at " + jar + " (build with ./build package)");
-                return ExitCodes.USAGE;
-            }
+        Path apps = appsJar != null ? appsJar.toAbsolutePath() : Jars.apps();
+        if (apps == null || !Files.isRegularFile(apps)) {
+            spec.commandLine().getErr().println("loopdiag: no test-apps.jar " + (apps != null ? "at " + apps : "beside this jar")
+                    + " (build the project with ./build package, or give --apps JAR)");
+            return ExitCodes.USAGE;
+        }
+        Path agent = agentJar != null ? agentJar.toAbsolutePath() : Jars.agent();
+        if (!Files.isRegularFile(agent)) {
+            spec.commandLine().getErr().println("loopdiag: no agent jar at " + agent + " (give --agent JAR)");
+            return ExitCodes.USAGE;
         }
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = List.of(java, "-javaagent:" + agent, "-jar", apps.toString(), SCENARIO);
         out.println("== 1. A service on the loop, with the agent:");
-        out.println("   java -javaagent:" + Path.of("").toAbsolutePath().relativize(agent) + " -jar "
-                + Path.of("").toAbsolutePath().relativize(apps) + " " + SCENARIO);
+        out.println("   java -javaagent:" + agent + " -jar " + Path.of("").toAbsolutePath().relativize(apps) + " " + SCENARIO);
         out.println("   It handles 100 requests that all need the cache's lock; the task refreshing the cache");
         out.println("   holds it and calls CompletableFuture.get() on the loop. What the agent prints (|):");
         out.flush();
@@ -104,7 +107,7 @@ final class DemoCommand implements Callable<Integer> {
                 String line;
                 while ((line = err.readLine()) != null) {
                     synchronized (out) {
-                        out.println("   | " + Views.printable(line));
+                        out.println("   | " + Text.printable(line));
                         out.flush();
                     }
                 }

@@ -4,6 +4,9 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loopdiag.protocol.Fields;
+import io.loopdiag.protocol.States;
+import io.loopdiag.protocol.Text;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -51,7 +54,7 @@ final class DumpCommand implements Callable<Integer> {
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             String field = parser.currentName();
             parser.nextToken();
-            if (field.equals("tasks") && parser.currentToken() == JsonToken.START_ARRAY) {
+            if (field.equals(Fields.TASKS) && parser.currentToken() == JsonToken.START_ARRAY) {
                 printHeader(loop, out);
                 headed = true;
                 while (parser.nextToken() == JsonToken.START_OBJECT) {
@@ -68,14 +71,14 @@ final class DumpCommand implements Callable<Integer> {
 
     private static void printHeader(JsonNode loop, PrintWriter out) {
         out.printf("loop '%s' #%d, %s on %s: %d ready, %d timers, %d callbacks run, %d tasks%n",
-                Views.printable(loop.path("name").asText()), loop.path("id").asLong(), Views.printable(loop.path("state").asText()),
-                Views.printable(loop.path("thread").asText("no thread")), loop.path("readyCount").asInt(),
-                loop.path("timerCount").asInt(), loop.path("dispatchCount").asLong(), loop.path("taskCount").asInt());
-        JsonNode running = loop.path("running");
+                Text.printable(loop.path(Fields.NAME).asText()), loop.path(Fields.ID).asLong(), Text.printable(loop.path(Fields.STATE).asText()),
+                Text.printable(loop.path(Fields.THREAD).asText("no thread")), loop.path(Fields.READY_COUNT).asInt(),
+                loop.path(Fields.TIMER_COUNT).asInt(), loop.path(Fields.DISPATCH_COUNT).asLong(), loop.path(Fields.TASK_COUNT).asInt());
+        JsonNode running = loop.path(Fields.RUNNING);
         if (running.isObject()) {
-            out.printf("  running for %s: %s%n", Views.duration(running.path("runningMillis").asLong()),
-                    Views.printable(running.path("description").asText()));
-            frames(out, running.path("stack"));
+            out.printf("  running for %s: %s%n", Views.duration(running.path(Fields.RUNNING_MILLIS).asLong()),
+                    Text.printable(running.path(Fields.DESCRIPTION).asText()));
+            frames(out, running.path(Fields.STACK));
         } else {
             out.println("  idle between callbacks");
         }
@@ -83,21 +86,21 @@ final class DumpCommand implements Callable<Integer> {
     }
 
     private static void printTask(JsonNode task, PrintWriter out) {
-        String state = task.path("state").asText();
-        String since = state.equals("suspended") ? " " + Views.duration(task.path("suspendedMillis").asLong()) : "";
-        out.printf("task %s [%s%s, awaits %s]:%n", Views.printable(Views.task(task)), Views.printable(state), since,
-                Views.printable(Views.awaiting(task)));
-        frames(out, task.path("stack"));
-        if (task.path("createdAt").isArray()) {
+        String state = task.path(Fields.STATE).asText();
+        String since = state.equals(States.SUSPENDED) ? " " + Views.duration(task.path(Fields.SUSPENDED_MILLIS).asLong()) : "";
+        out.printf("task %s [%s%s, awaits %s]:%n", Text.printable(Views.task(task)), Text.printable(state), since,
+                Text.printable(Views.awaiting(task)));
+        frames(out, task.path(Fields.STACK));
+        if (task.path(Fields.CREATED_AT).isArray()) {
             out.println("  created at:");
-            frames(out, task.path("createdAt"));
+            frames(out, task.path(Fields.CREATED_AT));
         }
         out.println();
     }
 
     private static void frames(PrintWriter out, JsonNode stack) {
         for (JsonNode frame : stack) {
-            out.println("    at " + Views.printable(frame.asText()));
+            out.println("    at " + Text.printable(frame.asText()));
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.loopdiag.cli;
 
+import io.loopdiag.protocol.Frame;
+import io.loopdiag.protocol.Text;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -19,9 +21,9 @@ final class JunitXml {
     private JunitXml() {
     }
 
-    static void write(Path path, List<Gate.Judged> judged, Sources sources) throws IOException, XMLStreamException {
+    static void write(Path path, List<Verdict.Judged> judged, Sources sources) throws IOException, XMLStreamException {
         createParent(path);
-        long failures = judged.stream().filter(Gate.Judged::fails).count();
+        long failures = judged.stream().filter(Verdict.Judged::fails).count();
         long skipped = judged.stream().filter(j -> j.failing() && j.inBaseline()).count();
         try (Writer writer = Files.newBufferedWriter(path, StandardCharsets.UTF_8)) {
             XMLStreamWriter xml = XMLOutputFactory.newFactory().createXMLStreamWriter(writer);
@@ -38,7 +40,7 @@ final class JunitXml {
             xml.writeAttribute("failures", Long.toString(failures));
             xml.writeAttribute("errors", "0");
             xml.writeAttribute("skipped", Long.toString(skipped));
-            for (Gate.Judged j : judged) {
+            for (Verdict.Judged j : judged) {
                 testCase(xml, j, sources);
             }
             xml.writeCharacters("\n  ");
@@ -51,16 +53,16 @@ final class JunitXml {
         }
     }
 
-    private static void testCase(XMLStreamWriter xml, Gate.Judged j, Sources sources) throws XMLStreamException {
+    private static void testCase(XMLStreamWriter xml, Verdict.Judged j, Sources sources) throws XMLStreamException {
         Reports.Finding finding = j.finding();
         Frame frame = finding.frame();
         xml.writeCharacters("\n    ");
         xml.writeStartElement("testcase");
-        xml.writeAttribute("classname", frame != null ? Views.printable(frame.className()) : "loopdiag");
-        xml.writeAttribute("name", finding.kind() + ": " + Views.printable(finding.message()));
+        xml.writeAttribute("classname", frame != null ? Text.printable(frame.className()) : "loopdiag");
+        xml.writeAttribute("name", finding.kind() + ": " + Text.printable(finding.message()));
         String file = frame != null ? sources.pathOf(frame) : null;
         if (file != null) {
-            xml.writeAttribute("file", Views.printable(file));
+            xml.writeAttribute("file", Text.printable(file));
         }
         if (frame != null && frame.line() > 0) {
             xml.writeAttribute("line", Integer.toString(frame.line()));
@@ -69,7 +71,7 @@ final class JunitXml {
             xml.writeCharacters("\n      ");
             xml.writeStartElement("failure");
             xml.writeAttribute("type", finding.kind());
-            xml.writeAttribute("message", Views.printable(finding.message()));
+            xml.writeAttribute("message", Text.printable(finding.message()));
             xml.writeCharacters(text(finding));
             xml.writeEndElement();
             xml.writeCharacters("\n    ");
@@ -84,17 +86,17 @@ final class JunitXml {
 
     /** The finding as the agent's log shows it: the message, then its frames. */
     static String text(Reports.Finding finding) {
-        StringBuilder text = new StringBuilder(Views.printable(finding.message())).append('\n');
+        StringBuilder text = new StringBuilder(Text.printable(finding.message())).append('\n');
         if (finding.count() > 1) {
             text.append("(seen ").append(finding.count()).append(" times)\n");
         }
         for (String frame : finding.stack()) {
-            text.append("    at ").append(Views.printable(frame)).append('\n');
+            text.append("    at ").append(Text.printable(frame)).append('\n');
         }
         if (finding.createdAt() != null && !finding.createdAt().isEmpty()) {
             text.append("  created at:\n");
             for (String frame : finding.createdAt()) {
-                text.append("    at ").append(Views.printable(frame)).append('\n');
+                text.append("    at ").append(Text.printable(frame)).append('\n');
             }
         }
         return text.toString();

@@ -5,6 +5,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.tools.attach.VirtualMachine;
 import com.sun.tools.attach.VirtualMachineDescriptor;
+import io.loopdiag.protocol.Control;
+import io.loopdiag.protocol.Fields;
+import io.loopdiag.protocol.Schemas;
+import io.loopdiag.protocol.Text;
 import java.io.PrintWriter;
 import java.util.Comparator;
 import java.util.List;
@@ -18,13 +22,12 @@ import picocli.CommandLine.Spec;
 @Command(name = "list", mixinStandardHelpOptions = true,
         header = "Lists the JVMs of this user: main class, whether the agent runs, loops and tasks.")
 final class ListCommand implements Callable<Integer> {
-    static final String SCHEMA = "loopdiag-list/1";
     private static final String ROW = "%8s  %-15s %5s %6s  %s%n";
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--json", description = "print the list as JSON (schema " + SCHEMA + ")")
+    @Option(names = "--json", description = "print the list as JSON (schema " + Schemas.LIST + ")")
     boolean json;
 
     @Override
@@ -35,12 +38,12 @@ final class ListCommand implements Callable<Integer> {
                 .filter(jvm -> !jvm.id().equals(Long.toString(self)))
                 .sorted(Comparator.comparingLong(jvm -> Long.parseLong(jvm.id()))).toList();
         ObjectNode root = Json.mapper().createObjectNode();
-        root.put("schema", SCHEMA);
-        ArrayNode rows = root.putArray("jvms");
+        root.put(Fields.SCHEMA, Schemas.LIST);
+        ArrayNode rows = root.putArray(Fields.JVMS);
         for (VirtualMachineDescriptor jvm : jvms) {
             ObjectNode row = rows.addObject();
-            row.put("pid", Long.parseLong(jvm.id()));
-            row.put("main", jvm.displayName());
+            row.put(Fields.PID, Long.parseLong(jvm.id()));
+            row.put(Fields.MAIN, jvm.displayName());
             describe(row);
         }
         if (json) {
@@ -49,9 +52,9 @@ final class ListCommand implements Callable<Integer> {
         }
         out.printf(ROW, "PID", "AGENT", "LOOPS", "TASKS", "MAIN");
         for (JsonNode row : rows) {
-            out.printf(ROW, row.path("pid").asLong(), row.path("agent").asText("-"),
-                    row.has("loops") ? row.path("loops").asInt() : "-", row.has("tasks") ? row.path("tasks").asInt() : "-",
-                    Views.fit(Views.printable(row.path("main").asText()), Views.WIDTH - 40));
+            out.printf(ROW, row.path(Fields.PID).asLong(), row.path(Fields.AGENT).asText("-"),
+                    row.has(Fields.LOOPS) ? row.path(Fields.LOOPS).asInt() : "-", row.has(Fields.TASKS) ? row.path(Fields.TASKS).asInt() : "-",
+                    Views.fit(Text.printable(row.path(Fields.MAIN).asText()), Views.WIDTH - 40));
         }
         return ExitCodes.OK;
     }
@@ -59,20 +62,20 @@ final class ListCommand implements Callable<Integer> {
     /** Adds the agent's version and the loop and task counts, where the agent runs; a JVM that cannot say is listed bare. */
     private static void describe(ObjectNode row) {
         try {
-            Target target = Target.of(row.path("pid").asLong());
-            if (target.systemProperties().getProperty(Target.CONTROL_PROPERTY) == null) {
+            Jvm jvm = Jvm.of(row.path(Fields.PID).asLong());
+            if (Attach.controlSocket(jvm) == null) {
                 return;
             }
-            JsonNode info = target.request("info");
-            row.put("agent", info.path("agentVersion").asText());
+            JsonNode info = new ControlClient(jvm).request(Control.INFO);
+            row.put(Fields.AGENT, info.path(Fields.AGENT_VERSION).asText());
             int tasks = 0;
-            for (JsonNode loop : info.path("loops")) {
-                tasks += loop.path("taskCount").asInt();
+            for (JsonNode loop : info.path(Fields.LOOPS)) {
+                tasks += loop.path(Fields.TASK_COUNT).asInt();
             }
-            row.put("loops", info.path("loops").size());
-            row.put("tasks", tasks);
-        } catch (Target.Failure | RuntimeException e) {
-            row.put("note", e.getMessage());
+            row.put(Fields.LOOPS, info.path(Fields.LOOPS).size());
+            row.put(Fields.TASKS, tasks);
+        } catch (Failure | RuntimeException e) {
+            row.put(Fields.NOTE, e.getMessage());
         }
     }
 }

@@ -1,8 +1,9 @@
 package io.loopdiag.cli;
 
+import io.loopdiag.protocol.Text;
 import java.io.PrintWriter;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** Entry point of {@code loopdiag}; {@link #commandLine} is the one factory that main and the tests use. */
 @Command(name = "loopdiag", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
@@ -39,12 +40,12 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
         // Bad usage is one line and the hint, never a stack trace or the full help.
         commandLine.setParameterExceptionHandler((e, args) -> {
             CommandLine.Model.CommandSpec failing = e.getCommandLine().getCommandSpec();
-            e.getCommandLine().getErr().println("loopdiag: " + Views.printable(String.valueOf(e.getMessage()))
+            e.getCommandLine().getErr().println("loopdiag: " + Text.printable(String.valueOf(e.getMessage()))
                     + " (see '" + failing.qualifiedName() + " --help')");
             return ExitCodes.USAGE;
         });
         commandLine.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            cmd.getErr().println("loopdiag: " + Views.printable(e.getMessage() != null ? e.getMessage() : e.toString()));
+            cmd.getErr().println("loopdiag: " + Text.printable(e.getMessage() != null ? e.getMessage() : e.toString()));
             return ExitCodes.FINDINGS_OR_FAILURE;
         });
         return commandLine;

@@ -1,6 +1,10 @@
 package io.loopdiag.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.loopdiag.protocol.Fields;
+import io.loopdiag.protocol.Frame;
+import io.loopdiag.protocol.States;
+import io.loopdiag.protocol.Text;
 import java.io.PrintWriter;
 import java.util.Comparator;
 import java.util.List;
@@ -38,25 +42,25 @@ final class PsCommand implements Callable<Integer> {
     private void print(JsonNode dump, PrintWriter out) {
         List<JsonNode> tasks = new java.util.ArrayList<>(Views.tasks(dump));
         if (order == Order.waited) {
-            tasks.sort(Comparator.comparingLong((JsonNode t) -> t.path("suspendedMillis").asLong()).reversed());
+            tasks.sort(Comparator.comparingLong((JsonNode t) -> t.path(Fields.SUSPENDED_MILLIS).asLong()).reversed());
         }
         out.printf(ROW, "LOOP", "ID", "NAME", "STATE", "WAITED", "AWAITS", "WHERE");
         for (JsonNode task : tasks) {
-            boolean suspended = task.path("state").asText().equals("suspended");
-            String where = Views.shortFrame(Views.applicationFrame(task.path("stack")));
-            out.printf(ROW, Views.fit(Views.printable(task.path("loop").asText()), 14), task.path("id").asLong(),
-                    Views.fit(Views.printable(task.path("name").asText()), 12), task.path("state").asText(),
-                    suspended ? Views.duration(task.path("suspendedMillis").asLong()) : "-",
-                    Views.fit(Views.printable(Views.awaiting(task)), 16),
-                    Views.fit(Views.printable(where), Views.WIDTH - USED));
+            boolean suspended = task.path(Fields.STATE).asText().equals(States.SUSPENDED);
+            String where = Frame.parse(Views.applicationFrame(task.path(Fields.STACK))).shortForm();
+            out.printf(ROW, Views.fit(Text.printable(task.path(Fields.LOOP).asText()), 14), task.path(Fields.ID).asLong(),
+                    Views.fit(Text.printable(task.path(Fields.NAME).asText()), 12), task.path(Fields.STATE).asText(),
+                    suspended ? Views.duration(task.path(Fields.SUSPENDED_MILLIS).asLong()) : "-",
+                    Views.fit(Text.printable(Views.awaiting(task)), 16),
+                    Views.fit(Text.printable(where), Views.WIDTH - USED));
         }
-        for (JsonNode loop : dump.path("loops")) {
-            JsonNode running = loop.path("running");
-            if (running.isObject() && running.path("runningMillis").asLong() > 0) {
-                out.println(Views.fit("loop '" + Views.printable(loop.path("name").asText()) + "' has been running for "
-                        + Views.duration(running.path("runningMillis").asLong()) + ": "
-                        + Views.printable(running.path("description").asText()), Views.WIDTH));
-                out.println(Views.fit("  at " + Views.printable(Views.applicationFrame(running.path("stack"))), Views.WIDTH));
+        for (JsonNode loop : dump.path(Fields.LOOPS)) {
+            JsonNode running = loop.path(Fields.RUNNING);
+            if (running.isObject() && running.path(Fields.RUNNING_MILLIS).asLong() > 0) {
+                out.println(Views.fit("loop '" + Text.printable(loop.path(Fields.NAME).asText()) + "' has been running for "
+                        + Views.duration(running.path(Fields.RUNNING_MILLIS).asLong()) + ": "
+                        + Text.printable(running.path(Fields.DESCRIPTION).asText()), Views.WIDTH));
+                out.println(Views.fit("  at " + Text.printable(Views.applicationFrame(running.path(Fields.STACK))), Views.WIDTH));
             }
         }
     }

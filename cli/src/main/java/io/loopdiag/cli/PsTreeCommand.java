@@ -1,6 +1,10 @@
 package io.loopdiag.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.loopdiag.protocol.AwaitKinds;
+import io.loopdiag.protocol.Fields;
+import io.loopdiag.protocol.States;
+import io.loopdiag.protocol.Text;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -36,15 +40,15 @@ final class PsTreeCommand implements Callable<Integer> {
 
     private int print(JsonNode dump, PrintWriter out) {
         int cycles = 0;
-        for (JsonNode loop : dump.path("loops")) {
+        for (JsonNode loop : dump.path(Fields.LOOPS)) {
             Map<Long, JsonNode> byId = new LinkedHashMap<>();
-            for (JsonNode task : loop.path("tasks")) {
-                byId.put(task.path("id").asLong(), task);
+            for (JsonNode task : loop.path(Fields.TASKS)) {
+                byId.put(task.path(Fields.ID).asLong(), task);
             }
             Set<Long> awaited = new LinkedHashSet<>();
             byId.values().forEach(task -> awaitedId(task, byId).ifPresent(awaited::add));
-            out.printf("loop '%s' #%d (%s)%n", Views.printable(loop.path("name").asText()), loop.path("id").asLong(),
-                    loop.path("state").asText());
+            out.printf("loop '%s' #%d (%s)%n", Text.printable(loop.path(Fields.NAME).asText()), loop.path(Fields.ID).asLong(),
+                    loop.path(Fields.STATE).asText());
             Set<Long> printed = new LinkedHashSet<>();
             List<Long> roots = byId.keySet().stream().filter(id -> !awaited.contains(id)).toList();
             for (int i = 0; i < roots.size(); i++) {
@@ -70,26 +74,26 @@ final class PsTreeCommand implements Callable<Integer> {
             cycle.add(id);
             StringBuilder chain = new StringBuilder();
             for (Long member : cycle) {
-                chain.append(chain.isEmpty() ? "" : " → ").append(Views.printable(Views.task(byId.get(member))));
+                chain.append(chain.isEmpty() ? "" : " → ").append(Text.printable(Views.task(byId.get(member))));
             }
             out.println(Views.fit(branch + "↺ await cycle: " + chain, Views.WIDTH));
             out.println(indent + (last ? "    " : "│   ") + "  (these tasks wait for each other: none of them can ever finish)");
             return 1;
         }
         printed.add(id);
-        String state = task.path("state").asText();
-        String waited = state.equals("suspended") ? ", " + Views.duration(task.path("suspendedMillis").asLong()) : "";
-        out.println(branch + "(T) " + Views.printable(Views.task(task)) + " [" + state + waited + "]");
+        String state = task.path(Fields.STATE).asText();
+        String waited = state.equals(States.SUSPENDED) ? ", " + Views.duration(task.path(Fields.SUSPENDED_MILLIS).asLong()) : "";
+        out.println(branch + "(T) " + Text.printable(Views.task(task)) + " [" + state + waited + "]");
         String below = indent + (last ? "    " : "│   ");
-        String where = Views.applicationFrame(task.path("stack"));
+        String where = Views.applicationFrame(task.path(Fields.STACK));
         if (!where.isEmpty()) {
-            out.println(below + "  at " + Views.printable(where));
+            out.println(below + "  at " + Text.printable(where));
         }
         java.util.Optional<Long> next = awaitedId(task, byId);
         if (next.isEmpty()) {
-            JsonNode awaiting = task.path("awaiting");
+            JsonNode awaiting = task.path(Fields.AWAITING);
             if (awaiting.isObject()) {
-                out.println(below + "└── awaits " + Views.printable(Views.awaiting(task)));
+                out.println(below + "└── awaits " + Text.printable(Views.awaiting(task)));
             }
             return 0;
         }
@@ -100,9 +104,9 @@ final class PsTreeCommand implements Callable<Integer> {
     }
 
     private static java.util.Optional<Long> awaitedId(JsonNode task, Map<Long, JsonNode> byId) {
-        JsonNode awaiting = task.path("awaiting");
-        if (awaiting.path("kind").asText().equals("task") && byId.containsKey(awaiting.path("taskId").asLong())) {
-            return java.util.Optional.of(awaiting.path("taskId").asLong());
+        JsonNode awaiting = task.path(Fields.AWAITING);
+        if (awaiting.path(Fields.KIND).asText().equals(AwaitKinds.TASK) && byId.containsKey(awaiting.path(Fields.TASK_ID).asLong())) {
+            return java.util.Optional.of(awaiting.path(Fields.TASK_ID).asLong());
         }
         return java.util.Optional.empty();
     }

@@ -5,8 +5,11 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.loopdiag.protocol.Fields;
+import io.loopdiag.protocol.Frame;
+import io.loopdiag.protocol.Schemas;
+import io.loopdiag.protocol.Text;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,14 +24,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads the agent's JSON reports ({@code loopdiag-report/1}) into findings, merging the same
+ * Reads the agent's JSON reports ({@link Schemas#REPORT}) into findings, merging the same
  * finding seen by several JVMs. Reads as a stream, one detection at a time, keeping only the fields
  * it uses, and refuses what the agent never writes (a file over {@link #MAX_REPORT_BYTES}, more
  * detections than it keeps, a stack deeper than a JVM records, nesting deeper than a report has), so
  * a hostile or huge file costs bounded memory. Any failure is an {@link Unreadable} with one line.
  */
 final class Reports {
-    static final String SCHEMA = "loopdiag-report/1";
     /** The agent keeps at most this many distinct findings per JVM. */
     static final int MAX_DETECTIONS = 10_000;
     /** Larger than any report: 10,000 findings of several kilobytes each. A larger file is refused unread. */
@@ -81,7 +83,7 @@ final class Reports {
     }
 
     private static List<Finding> readOne(Path file) throws Unreadable {
-        String path = Views.printable(file.toString()); // as the messages name it
+        String path = Text.printable(file.toString()); // as the messages name it
         List<Finding> findings = new ArrayList<>();
         String schema = null;
         try {
@@ -101,12 +103,12 @@ final class Reports {
             while (parser.nextToken() == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
                 JsonToken value = parser.nextToken();
-                if (field.equals("schema")) {
+                if (field.equals(Fields.SCHEMA)) {
                     schema = parser.getValueAsString();
-                    if (!SCHEMA.equals(schema)) {
+                    if (!Schemas.REPORT.equals(schema)) {
                         throw wrongSchema(path, schema);
                     }
-                } else if (field.equals("detections") && value == JsonToken.START_ARRAY) {
+                } else if (field.equals(Fields.DETECTIONS) && value == JsonToken.START_ARRAY) {
                     while (parser.nextToken() != JsonToken.END_ARRAY) {
                         if (findings.size() == MAX_DETECTIONS) {
                             throw new Unreadable(path + ": more than " + MAX_DETECTIONS
@@ -125,11 +127,11 @@ final class Reports {
             throw new Unreadable(path + ": no such file");
         } catch (JsonProcessingException e) {
             String why = e.getOriginalMessage().lines().findFirst().orElse("").replaceFirst(" \\(start marker at .*", "");
-            throw new Unreadable(path + ": not valid JSON (" + Views.printable(why)
+            throw new Unreadable(path + ": not valid JSON (" + Text.printable(why)
                     + (e.getLocation() != null ? ", line " + e.getLocation().getLineNr() : "") + ")");
         } catch (IOException e) {
             throw new Unreadable(path + ": cannot be read (" + e.getClass().getSimpleName()
-                    + (e.getMessage() != null ? ": " + Views.printable(e.getMessage()) : "") + ")");
+                    + (e.getMessage() != null ? ": " + Text.printable(e.getMessage()) : "") + ")");
         }
         if (schema == null) {
             throw wrongSchema(path, null);
@@ -138,8 +140,8 @@ final class Reports {
     }
 
     private static Unreadable wrongSchema(String path, String schema) {
-        return new Unreadable(path + ": not a loopdiag report (schema " + (schema == null ? "missing" : "'" + Views.printable(schema) + "'")
-                + ", expected " + SCHEMA + ")");
+        return new Unreadable(path + ": not a loopdiag report (schema " + (schema == null ? "missing" : "'" + Text.printable(schema) + "'")
+                + ", expected " + Schemas.REPORT + ")");
     }
 
     /** The detection the parser is on (its START_OBJECT), read field by field: only what a finding keeps is kept. */
@@ -158,13 +160,13 @@ final class Reports {
             String field = parser.currentName();
             JsonToken value = parser.nextToken();
             switch (field) {
-                case "kind" -> kind = Views.printable(parser.getValueAsString(""));
-                case "loop" -> loop = value == JsonToken.VALUE_STRING ? parser.getText() : null;
-                case "task" -> task = value == JsonToken.VALUE_STRING ? parser.getText() : null;
-                case "message" -> message = parser.getValueAsString("");
-                case "count" -> count = Math.max(1, parser.getValueAsLong(1));
-                case "stack" -> stack = frames(path, parser);
-                case "createdAt" -> createdAt = value == JsonToken.START_ARRAY ? frames(path, parser) : null;
+                case Fields.KIND -> kind = Text.printable(parser.getValueAsString(""));
+                case Fields.LOOP -> loop = value == JsonToken.VALUE_STRING ? parser.getText() : null;
+                case Fields.TASK -> task = value == JsonToken.VALUE_STRING ? parser.getText() : null;
+                case Fields.MESSAGE -> message = parser.getValueAsString("");
+                case Fields.COUNT -> count = Math.max(1, parser.getValueAsLong(1));
+                case Fields.STACK -> stack = frames(path, parser);
+                case Fields.CREATED_AT -> createdAt = value == JsonToken.START_ARRAY ? frames(path, parser) : null;
                 default -> { }
             }
             parser.skipChildren();

@@ -1,5 +1,7 @@
 package io.loopdiag.cli;
 
+import io.loopdiag.protocol.AgentOptionNames;
+import io.loopdiag.protocol.Text;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -46,20 +48,26 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
-        Path agent = Paths.agentJar().toAbsolutePath();
+        Path agent;
+        try {
+            agent = Jars.agent();
+        } catch (IOException e) {
+            err.println("loopdiag: cannot put the agent jar where the command's JVMs can load it (" + e.getMessage() + ")");
+            return ExitCodes.FINDINGS_OR_FAILURE;
+        }
         Path reports = reportDir.toAbsolutePath().normalize();
-        String problem = !Files.isRegularFile(agent) ? "the agent jar is missing at " + agent + " (build it: ./build package)"
-                : unsafe(agent.toString()) ? "the agent jar's path " + agent + " has a space, comma or quote, which JAVA_TOOL_OPTIONS cannot carry"
+        String reportOption = AgentOptionNames.REPORT + "=";
+        String problem = unsafe(agent.toString()) ? "the agent jar's path " + agent + " has a space, comma or quote, which JAVA_TOOL_OPTIONS cannot carry"
                 : unsafe(reports.toString()) ? "--report " + reports + " has a space, comma or quote, which JAVA_TOOL_OPTIONS cannot carry"
-                : agentOptions != null && (agentOptions.contains("report=") || unsafe(agentOptions.replace(",", "")))
+                : agentOptions != null && (agentOptions.contains(reportOption) || unsafe(agentOptions.replace(",", "")))
                         ? "--agent-options cannot set report (use --report) or hold spaces or quotes" : null;
         if (problem != null) {
             err.println("loopdiag: " + problem);
             return ExitCodes.USAGE;
         }
         Files.createDirectories(reports);
-        String javaAgent = "-javaagent:" + agent + "=report=" + reports.resolve("loopdiag-%p.json")
-                + (agentOptions != null && !agentOptions.isBlank() ? "," + agentOptions : "");
+        String javaAgent = "-javaagent:" + agent + "=" + reportOption + reports.resolve("loopdiag-" + AgentOptionNames.PID_PLACEHOLDER + ".json")
+                + (agentOptions != null && !agentOptions.isBlank() ? AgentOptionNames.SEPARATOR + agentOptions : "");
         String inherited = System.getenv("JAVA_TOOL_OPTIONS");
         ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
         builder.environment().put("JAVA_TOOL_OPTIONS", (inherited == null || inherited.isBlank() ? "" : inherited + " ") + javaAgent);
@@ -69,7 +77,7 @@ final class RunCommand implements Callable<Integer> {
         try {
             child = builder.start();
         } catch (IOException e) {
-            err.println("loopdiag: cannot run '" + Views.printable(command.get(0)) + "' (" + e.getMessage() + ")");
+            err.println("loopdiag: cannot run '" + Text.printable(command.get(0)) + "' (" + e.getMessage() + ")");
             return ExitCodes.USAGE;
         }
         Thread stopChild = new Thread(child::destroy, "loopdiag-run-stop");
@@ -84,7 +92,7 @@ final class RunCommand implements Callable<Integer> {
             out.println("loopdiag run: no JVM wrote a report in " + reports
                     + " (the agent watches JVMs with loop-core on their class path, on Java 21+)");
         }
-        int verdict = Gate.judge(written, options, out, err);
+        int verdict = Verdict.judge(written, options, out, err);
         if (exit != 0) {
             out.println("loopdiag run: the command failed with exit code " + exit);
             out.flush();

@@ -3,10 +3,11 @@ package io.loopdiag.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loopdiag.protocol.Frame;
+import io.loopdiag.protocol.Kind;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The findings as SARIF 2.1.0, which code-scanning UIs read: one rule per kind, one result per
@@ -18,18 +19,11 @@ final class Sarif {
     static final String VERSION = "2.1.0";
     static final String SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json";
 
-    private static final Map<String, String> RULES = Map.of(
-            "blocking-call", "A call that blocks the thread ran on an event loop: every other callback and task waited for it.",
-            "slow-callback", "A callback or task step ran longer than the slow threshold, delaying everything else on its loop.",
-            "loop-stall", "A callback was still running past the slow threshold: the loop was stuck in it.",
-            "never-awaited", "A coroutine was created and dropped without being awaited or run as a task: its work never happened.",
-            "lost-exception", "A future or task failed and nobody retrieved its exception: the error was lost.");
-
     private Sarif() {
     }
 
     /** Writes the file; {@code againstBaseline} says whether a baseline was given, for each result's {@code baselineState}. */
-    static void write(Path path, List<Gate.Judged> judged, Sources sources, boolean againstBaseline) throws IOException {
+    static void write(Path path, List<Verdict.Judged> judged, Sources sources, boolean againstBaseline) throws IOException {
         ObjectMapper json = Json.mapper();
         ObjectNode root = json.createObjectNode();
         root.put("$schema", SCHEMA_URI);
@@ -40,18 +34,18 @@ final class Sarif {
         String version = Sarif.class.getPackage().getImplementationVersion();
         driver.put("version", version != null ? version : "development");
         ArrayNode rules = driver.putArray("rules");
-        for (String kind : CheckOptions.KINDS) {
+        for (Kind kind : Kind.values()) {
             ObjectNode rule = rules.addObject();
-            rule.put("id", kind);
-            rule.putObject("shortDescription").put("text", kind);
-            rule.putObject("fullDescription").put("text", RULES.get(kind));
+            rule.put("id", kind.id());
+            rule.putObject("shortDescription").put("text", kind.id());
+            rule.putObject("fullDescription").put("text", kind.description());
         }
         ArrayNode results = run.putArray("results");
-        for (Gate.Judged j : judged) {
+        for (Verdict.Judged j : judged) {
             Reports.Finding finding = j.finding();
             ObjectNode result = results.addObject();
             result.put("ruleId", finding.kind());
-            result.put("ruleIndex", CheckOptions.KINDS.indexOf(finding.kind()));
+            result.put("ruleIndex", Kind.ids().indexOf(finding.kind()));
             result.put("level", j.failing() ? "error" : "warning");
             result.putObject("message").put("text", JunitXml.text(finding).stripTrailing());
             Frame frame = finding.frame();

@@ -1,5 +1,6 @@
 package io.loopdiag.cli;
 
+import io.loopdiag.protocol.Frame;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
 package io.loopdiag.cli;
 
+import io.loopdiag.protocol.Schemas;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -8,6 +9,6 @@ final class TargetOptions {
     @Parameters(index = "0", paramLabel = "PID", description = "the process id of a JVM of this user")
     long pid;
 
-    @Option(names = "--json", description = "print the dump as JSON (schema loopdiag-dump/1)")
+    @Option(names = "--json", description = "print the dump as JSON (schema " + Schemas.DUMP + ")")
     boolean json;
 }

@@ -5,6 +5,9 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loopdiag.protocol.Control;
+import io.loopdiag.protocol.Fields;
+import io.loopdiag.protocol.Text;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.function.BiConsumer;
@@ -37,8 +40,8 @@ final class Verbs {
     static int stream(CommandSpec spec, TargetOptions options, StreamedView view) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         try {
-            Target target = Target.of(options.pid);
-            int code = target.request("dump", answer -> {
+            ControlClient target = new ControlClient(Jvm.of(options.pid));
+            int code = target.request(Control.DUMP, answer -> {
                 // --json passes the dump on as the agent wrote it, bytes to bytes, held until it is
                 // known to be one (a dump of 100,000 tasks is tens of megabytes: neither kept nor
                 // decoded nor turned into a tree), and parsed on the way to find one cut short.
@@ -63,7 +66,7 @@ final class Verbs {
                 return ExitCodes.FINDINGS_OR_FAILURE;
             }
             return code;
-        } catch (Target.Failure failure) {
+        } catch (Failure failure) {
             out.flush();
             spec.commandLine().getErr().println("loopdiag: " + failure.getMessage());
             return failure.exitCode;
@@ -77,17 +80,17 @@ final class Verbs {
      * Reads the dump up to its first loop: the parser is then on that loop's START_OBJECT; false
      * if it has none. The agent writes {@code loops} before the tasks' stacks and the findings.
      */
-    private static boolean toFirstLoop(JsonParser parser, Target target) throws IOException, Target.Failure {
+    private static boolean toFirstLoop(JsonParser parser, ControlClient target) throws IOException, Failure {
         if (parser.nextToken() != JsonToken.START_OBJECT) {
             throw new com.fasterxml.jackson.core.JsonParseException(parser, "not a JSON object");
         }
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             String field = parser.currentName();
             parser.nextToken();
-            if (field.equals("error")) {
+            if (field.equals(Fields.ERROR)) {
                 throw target.agentError(parser.getValueAsString(""));
             }
-            if (field.equals("loops")) {
+            if (field.equals(Fields.LOOPS)) {
                 if (parser.currentToken() == JsonToken.START_ARRAY && parser.nextToken() == JsonToken.START_OBJECT) {
                     return true;
                 }
@@ -110,8 +113,8 @@ final class Verbs {
     /** The rest of the dump, from its first loop on, as a tree with {@code pid}, {@code loops} and what follows them. */
     private static JsonNode readTree(JsonParser parser, long pid) throws IOException {
         ObjectNode dump = Json.mapper().createObjectNode();
-        dump.put("pid", pid);
-        ArrayNode loops = dump.putArray("loops");
+        dump.put(Fields.PID, pid);
+        ArrayNode loops = dump.putArray(Fields.LOOPS);
         while (parser.currentToken() == JsonToken.START_OBJECT) {
             loops.add((JsonNode) parser.readValueAsTree());
             parser.nextToken();
@@ -183,27 +186,27 @@ final class Verbs {
 
     /** The agent's findings so far: a count per kind, then up to {@code limit} headers. */
     static void printFindings(JsonNode dump, PrintWriter out, int limit) {
-        JsonNode findings = dump.path("findings");
-        JsonNode detections = findings.path("detections");
+        JsonNode findings = dump.path(Fields.FINDINGS);
+        JsonNode detections = findings.path(Fields.DETECTIONS);
         if (detections.isEmpty()) {
             out.println("findings: none");
             return;
         }
         StringBuilder counts = new StringBuilder();
-        findings.path("summary").fields().forEachRemaining(kind ->
+        findings.path(Fields.SUMMARY).fields().forEachRemaining(kind ->
                 counts.append(counts.isEmpty() ? "" : ", ").append(kind.getValue().asLong()).append(' ').append(kind.getKey()));
         out.println("findings: " + counts);
         int shown = 0;
         for (JsonNode detection : detections) {
             if (shown++ == limit) {
-                out.println("  ... (" + (detections.size() - limit) + " more: loopdiag dump " + dump.path("pid").asLong() + ")");
+                out.println("  ... (" + (detections.size() - limit) + " more: loopdiag dump " + dump.path(Fields.PID).asLong() + ")");
                 break;
             }
-            out.println("  " + detection.path("kind").asText() + " on loop '" + Views.printable(detection.path("loop").asText())
-                    + "': " + Views.printable(detection.path("message").asText()));
-            JsonNode stack = detection.path("stack");
+            out.println("  " + detection.path(Fields.KIND).asText() + " on loop '" + Text.printable(detection.path(Fields.LOOP).asText())
+                    + "': " + Text.printable(detection.path(Fields.MESSAGE).asText()));
+            JsonNode stack = detection.path(Fields.STACK);
             if (!stack.isEmpty()) {
-                out.println("    at " + Views.printable(Views.applicationFrame(stack)));
+                out.println("    at " + Text.printable(Views.applicationFrame(stack)));
             }
         }
     }

@@ -1,6 +1,8 @@
 package io.loopdiag.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.loopdiag.protocol.Fields;
+import io.loopdiag.protocol.Frame;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,46 +29,32 @@ final class Views {
         return String.format("%d h %02d min", seconds / 3600, (seconds / 60) % 60);
     }
 
-    /** The innermost frame that is neither the JDK's nor loop-core's: where the application is. */
+    /** The innermost frame that is the application's ({@link Frame#application}), as written; empty for no frames. */
     static String applicationFrame(JsonNode stack) {
-        for (JsonNode frame : stack) {
-            String text = frame.asText();
-            if (!Frame.isLibrary(text)) {
-                return text;
-            }
-        }
-        return stack.isEmpty() ? "" : stack.get(0).asText();
-    }
-
-    /** {@code io.x.Foo.bar(Foo.java:3)} as {@code Foo.java:3 bar}: the line first, for a narrow column. */
-    static String shortFrame(String frame) {
-        int open = frame.indexOf('(');
-        int close = frame.lastIndexOf(')');
-        if (open < 0 || close < open) {
-            return frame;
-        }
-        String method = frame.substring(frame.lastIndexOf('.', open) + 1, open);
-        return frame.substring(open + 1, close) + " " + method;
+        List<String> frames = new ArrayList<>(stack.size());
+        stack.forEach(frame -> frames.add(frame.asText()));
+        Frame frame = Frame.application(frames);
+        return frame == null ? "" : frame.text();
     }
 
     /** What a task awaits, in a few words: {@code task #3 'fetch'}, {@code lock Lock[...]}, {@code timer (due in 4.0 s)}. */
     static String awaiting(JsonNode task) {
-        JsonNode awaiting = task.path("awaiting");
+        JsonNode awaiting = task.path(Fields.AWAITING);
         if (awaiting.isMissingNode() || awaiting.isNull()) {
             return "-";
         }
-        String kind = awaiting.path("kind").asText();
-        String text = awaiting.has("taskId") ? "task #" + awaiting.path("taskId").asLong()
-                : kind + " " + awaiting.path("description").asText();
-        if (awaiting.has("dueInMillis")) {
-            text += " (due in " + duration(awaiting.path("dueInMillis").asLong()) + ")";
+        String kind = awaiting.path(Fields.KIND).asText();
+        String text = awaiting.has(Fields.TASK_ID) ? "task #" + awaiting.path(Fields.TASK_ID).asLong()
+                : kind + " " + awaiting.path(Fields.DESCRIPTION).asText();
+        if (awaiting.has(Fields.DUE_IN_MILLIS)) {
+            text += " (due in " + duration(awaiting.path(Fields.DUE_IN_MILLIS).asLong()) + ")";
         }
         return text;
     }
 
     /** {@code 'name' #id} */
     static String task(JsonNode task) {
-        return "'" + task.path("name").asText() + "' #" + task.path("id").asLong();
+        return "'" + task.path(Fields.NAME).asText() + "' #" + task.path(Fields.ID).asLong();
     }
 
     /** {@code text} cut to {@code width} characters, with an ellipsis when cut. */
@@ -77,29 +65,12 @@ final class Views {
     /** Every task of every loop, each with its loop's name under {@code loop}. */
     static List<JsonNode> tasks(JsonNode dump) {
         List<JsonNode> all = new ArrayList<>();
-        for (JsonNode loop : dump.path("loops")) {
-            for (JsonNode task : loop.path("tasks")) {
-                ((com.fasterxml.jackson.databind.node.ObjectNode) task).put("loop", loop.path("name").asText());
+        for (JsonNode loop : dump.path(Fields.LOOPS)) {
+            for (JsonNode task : loop.path(Fields.TASKS)) {
+                ((com.fasterxml.jackson.databind.node.ObjectNode) task).put(Fields.LOOP, loop.path(Fields.NAME).asText());
                 all.add(task);
             }
         }
         return all;
-    }
-
-    /**
-     * Terminal control characters from the application shown as escapes, so a name cannot rewrite
-     * the screen or break a line; so are lone surrogates and U+FFFE/U+FFFF, which XML 1.0 cannot hold.
-     */
-    static String printable(String text) {
-        StringBuilder out = new StringBuilder(text.length());
-        text.codePoints().forEach(c -> {
-            boolean loneSurrogate = c >= Character.MIN_SURROGATE && c <= Character.MAX_SURROGATE; // a pair is one code point
-            if (Character.isISOControl(c) || loneSurrogate || c == 0xFFFE || c == 0xFFFF) {
-                out.append(String.format("\\u%04x", c));
-            } else {
-                out.appendCodePoint(c);
-            }
-        });
-        return out.toString();
     }
 }

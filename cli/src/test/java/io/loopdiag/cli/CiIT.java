@@ -267,17 +267,30 @@ class CiIT {
             }
         }
         String version = System.getProperty("ci.version.loopdiag");
-        for (String artifact : List.of("loop-core", "loopdiag-agent", "loopdiag-junit")) {
+        // Each artifact with what its published pom makes a user's build resolve with it.
+        Map<String, String> dependsOn = Map.of("loopdiag-protocol", "", "loop-core", "loopdiag-protocol",
+                "loopdiag-agent", "", "loopdiag-junit", "");
+        for (Map.Entry<String, String> entry : dependsOn.entrySet()) {
+            String artifact = entry.getKey();
             Path folder = Files.createDirectories(overlay.resolve("io/loopdiag").resolve(artifact).resolve(version));
             Files.copy(Path.of(System.getProperty("ci.jar." + artifact)), folder.resolve(artifact + "-" + version + ".jar"));
+            String dependencies = entry.getValue().isEmpty() ? "" : """
+                      <dependencies>
+                        <dependency>
+                          <groupId>io.loopdiag</groupId>
+                          <artifactId>%s</artifactId>
+                          <version>%s</version>
+                        </dependency>
+                      </dependencies>
+                    """.formatted(entry.getValue(), version);
             Files.writeString(folder.resolve(artifact + "-" + version + ".pom"), """
                     <project xmlns="http://maven.apache.org/POM/4.0.0">
                       <modelVersion>4.0.0</modelVersion>
                       <groupId>io.loopdiag</groupId>
                       <artifactId>%s</artifactId>
                       <version>%s</version>
-                    </project>
-                    """.formatted(artifact, version));
+                    %s</project>
+                    """.formatted(artifact, version, dependencies));
         }
         return overlay;
     }

@@ -3,6 +3,7 @@ package io.loopdiag.loop;
 import io.loopdiag.protocol.AwaitKinds;
 import io.loopdiag.protocol.Frame;
 import io.loopdiag.protocol.LoopCoreHooks;
+import io.loopdiag.protocol.States;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -76,7 +77,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
     public static LoopSnapshot withoutTasks(EventLoop loop, boolean withStack) {
         long now = loop.clock().nanoTime();
         Thread thread = loop.thread();
-        String state = loop.isClosed() ? "closed" : thread != null ? "running" : "idle";
+        String state = loop.isClosed() ? States.CLOSED : thread != null ? States.RUNNING : States.IDLE;
         return new LoopSnapshot(loop.id(), loop.name(), state, thread != null ? thread.getName() : null, now,
                 loop.readyCount(), loop.timerCount(), loop.dispatchCount(), runningCallback(loop, withStack), List.of());
     }

@@ -1,6 +1,7 @@
 package io.loopdiag.loop;
 
 import io.loopdiag.protocol.AwaitKinds;
+import io.loopdiag.protocol.States;
 
 /**
  * A coroutine being driven by its loop; a task is a {@link Future} of the coroutine's result.
@@ -229,9 +230,9 @@ public final class Task<T> extends Future<T> {
             return super.stateName();
         }
         if (thread == null) {
-            return "new";
+            return States.NEW;
         }
-        return suspended ? "suspended" : "running";
+        return suspended ? States.SUSPENDED : States.RUNNING;
     }
 
     @Override

@@ -7,6 +7,8 @@ package io.loopdiag.protocol;
  * method, so a rename cannot silently end a detection.
  */
 public record HookPoint(String className, String method) {
+    /** The method name of a constructor, as the JVM names it. */
+    public static final String CONSTRUCTOR = "<init>";
 
     /** True if {@code frame} is a call of this method. */
     public boolean is(StackTraceElement frame) {

@@ -26,7 +26,9 @@ public final class LoopCoreHooks {
     public static final HookPoint CLOSE = new HookPoint(EVENT_LOOP, "close");
     /** A task's coroutine on the task's own thread: marked as a loop's; a task's stack ends above it. */
     public static final HookPoint RUN_COROUTINE = new HookPoint(TASK, "runCoroutine");
-    /** A coroutine is awaited or made a task (its constructor is hooked too: a coroutine is created). */
+    /** A coroutine is created: its constructors. */
+    public static final HookPoint NEW_COROUTINE = new HookPoint(COROUTINE, HookPoint.CONSTRUCTOR);
+    /** A coroutine is awaited or made a task. */
     public static final HookPoint CONSUME = new HookPoint(COROUTINE, "consume");
     /** A future fails. */
     public static final HookPoint SET_EXCEPTION = new HookPoint(FUTURE, "setException");
@@ -38,7 +40,7 @@ public final class LoopCoreHooks {
 
     /** Every hook point. */
     public static final List<HookPoint> ALL = List.of(RUN_ITERATIONS, WAIT_FOR_IO, DISPATCH, CREATE_TASK, CLOSE,
-            RUN_COROUTINE, CONSUME, SET_EXCEPTION, RESULT, EXCEPTION, COPY_OUTCOME_TO, CANCEL);
+            RUN_COROUTINE, NEW_COROUTINE, CONSUME, SET_EXCEPTION, RESULT, EXCEPTION, COPY_OUTCOME_TO, CANCEL);
 
     /**
      * The class whose instance a loop and its tasks park on to hand each other the baton: the

@@ -13,10 +13,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
-/** {@code java -jar test-apps.jar} on a Java older than 21 still works, through JdkGate. */
+/** {@code java -jar test-apps.jar} on a Java older than 21 still works, through JarLauncher. */
 @Timeout(60)
-class JdkGateIT {
+class JarLauncherIT {
 
     @Test
     void anOldJavaRunsTheJarOnAJdk21Found() throws Exception {
@@ -28,6 +29,22 @@ class JdkGateIT {
         assertTrue(child.waitFor(30, TimeUnit.SECONDS));
         assertEquals(0, child.exitValue(), output);
         assertTrue(output.contains("echo-server"), output);
+    }
+
+    @Test
+    void aJarCopiedOutOfTheCheckoutFindsAJdk21WithoutJavaHome(@TempDir Path elsewhere) throws Exception {
+        Optional<Path> oldJava = oldJava();
+        assumeTrue(oldJava.isPresent(), "no Java older than 21 under /usr/lib/jvm to try");
+        Path jar = Files.copy(Path.of("target/test-apps.jar"), elsewhere.resolve("test-apps.jar"));
+        ProcessBuilder builder = new ProcessBuilder(oldJava.get().toString(), "-jar", jar.toString())
+                .directory(elsewhere.toFile()).redirectErrorStream(true);
+        builder.environment().remove("JAVA_HOME");
+        builder.environment().put("PATH", oldJava.get().getParent() + ":/usr/bin:/bin"); // java 17 first on PATH
+        Process child = builder.start();
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+        assertTrue(output.contains("echo-server"), "ran on a JDK 21+ from /usr/lib/jvm:\n" + output);
+        assertTrue(!output.contains("needs Java 21"), output);
     }
 
     private static Optional<Path> oldJava() throws IOException {

@@ -10,7 +10,7 @@ package io.loopdiag.agent.boot;
  * {@link Listener} once (nested blocking methods inside it are not: the outermost call is the one
  * the application made). On every other thread the check costs one {@code ThreadLocal} read.
  */
-public final class BlockingGate {
+public final class BlockingCheck {
 
     /** Receives the blocking calls made on loop threads. Called on the blocking thread. */
     public interface Listener {
@@ -34,7 +34,7 @@ public final class BlockingGate {
     /** The class whose instances the loop parks on to pass its baton (EventLoop): not a blocking call. */
     private static volatile Class<?> ownBlocker;
 
-    private BlockingGate() {
+    private BlockingCheck() {
     }
 
     public static void install(Listener newListener, Class<?> loopClass) {

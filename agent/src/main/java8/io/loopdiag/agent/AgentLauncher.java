@@ -10,10 +10,10 @@ import java.lang.reflect.Method;
  * hands over to {@code LoopdiagAgent}; on an older Java it says in one line that it stands aside,
  * and the JVM runs on without loopdiag.
  */
-public final class AgentGate {
+public final class AgentLauncher {
     private static final int MIN_FEATURE = 21;
 
-    private AgentGate() {
+    private AgentLauncher() {
     }
 
     public static void premain(String options, Instrumentation instrumentation) {

@@ -1,5 +1,7 @@
 package io.loopdiag.cli;
 
+import io.loopdiag.protocol.Kind;
+import io.loopdiag.protocol.Text;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -17,7 +19,7 @@ import java.util.stream.Stream;
  * the baseline, the JUnit XML and SARIF files, and the exit code (1 when a finding of a failing
  * kind is not in the baseline).
  */
-final class Gate {
+final class Verdict {
     /** Findings shown per kind; the files hold them all. */
     static final int SHOWN_PER_KIND = 5;
 
@@ -28,7 +30,7 @@ final class Gate {
         }
     }
 
-    private Gate() {
+    private Verdict() {
     }
 
     /** The report files named by {@code paths}: files as given, folders as the {@code *.json} files in them. */
@@ -62,7 +64,7 @@ final class Gate {
             err.println("loopdiag: " + e.getMessage());
             return ExitCodes.USAGE;
         }
-        judged.sort(Comparator.comparing((Judged j) -> CheckOptions.KINDS.indexOf(j.finding().kind()))
+        judged.sort(Comparator.comparing((Judged j) -> Kind.ids().indexOf(j.finding().kind()))
                 .thenComparing(j -> -j.finding().count()));
         summarize(reports.size(), judged, options, out);
         try {
@@ -103,9 +105,9 @@ final class Gate {
                 Reports.Finding finding = j.finding();
                 String tags = (finding.count() > 1 ? finding.count() + " times" : "")
                         + (j.inBaseline() ? (finding.count() > 1 ? ", " : "") + "in the baseline" : "");
-                out.println("  " + Views.printable(finding.message()) + (tags.isEmpty() ? "" : " [" + tags + "]"));
+                out.println("  " + Text.printable(finding.message()) + (tags.isEmpty() ? "" : " [" + tags + "]"));
                 if (finding.frame() != null && !finding.message().contains(finding.frame().text())) {
-                    out.println("    at " + Views.printable(finding.frame().text()));
+                    out.println("    at " + Text.printable(finding.frame().text()));
                 }
             }
             if (list.size() > SHOWN_PER_KIND) {

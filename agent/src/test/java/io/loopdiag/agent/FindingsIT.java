@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * report and the JFR events a user gets, and what must not be reported.
  */
 @Timeout(120)
-class DetectionsIT {
+class FindingsIT {
 
     /** Per family: the scenario, the methods that block on the loop, and those that must not be reported. */
     static Stream<Arguments> blockingFamilies() {
@@ -125,7 +125,7 @@ class DetectionsIT {
      * LoadIT: the test is one of false findings, not of the machine's speed.
      */
     @Test
-    void aHealthyServiceUnderLoadHasNoDetections(@TempDir Path dir) throws Exception {
+    void aHealthyServiceUnderLoadHasNoFindings(@TempDir Path dir) throws Exception {
         AgentRun run = AgentRun.runWithReport(dir, "slow=1s,", "healthy");
         List<String> lines = run.stderr().lines().filter(l -> l.startsWith("loopdiag:")).toList();
         assertEquals(1, lines.size(), "only the line saying the agent is loaded:\n" + run.stderr());

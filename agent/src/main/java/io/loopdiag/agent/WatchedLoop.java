@@ -1,0 +1,75 @@
+package io.loopdiag.agent;
+
+import io.loopdiag.loop.EventLoop;
+import io.loopdiag.loop.LoopSnapshot;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A loop as the {@link Watchdog} samples it: the unit of work it runs now (a callback, a task
+ * step) and how many it has started, both read at no cost to the loop; and, only when a unit has
+ * run long, its description and the stack of the thread running it. Sampled from the watchdog's
+ * thread while the loop runs, so every answer may be a moment old.
+ */
+interface WatchedLoop {
+    /** What tells this loop apart across samples (the loop object itself): spans are kept per key. */
+    Object key();
+
+    String name();
+
+    /** The unit running now, or null between units. */
+    Object currentWork();
+
+    /** How many units the loop has started: the same unit seen in two samples has the same count. */
+    long workCount();
+
+    /** The unit running now with its stack (innermost first), or null if none runs now. Costs one stack walk. */
+    Running running();
+
+    /**
+     * A unit of work that is running.
+     *
+     * @param taskId the task it steps, or -1 for a plain callback
+     */
+    record Running(String description, long taskId, List<StackTraceElement> stack) {
+    }
+
+    /** The open loops of loop-core in this JVM, oldest first. */
+    static List<WatchedLoop> loopCore() {
+        List<EventLoop> open = EventLoop.allLoops();
+        List<WatchedLoop> loops = new ArrayList<>(open.size());
+        for (EventLoop loop : open) {
+            loops.add(new LoopCore(loop));
+        }
+        return loops;
+    }
+
+    /** A loop-core loop: it publishes the handle it dispatches and a dispatch count. */
+    record LoopCore(EventLoop loop) implements WatchedLoop {
+        @Override
+        public Object key() {
+            return loop;
+        }
+
+        @Override
+        public String name() {
+            return loop.name();
+        }
+
+        @Override
+        public Object currentWork() {
+            return loop.currentHandle();
+        }
+
+        @Override
+        public long workCount() {
+            return loop.dispatchCount();
+        }
+
+        @Override
+        public Running running() {
+            LoopSnapshot.RunningCallback callback = loop.runningCallback(true);
+            return callback == null ? null : new Running(callback.description(), callback.taskId(), callback.stack());
+        }
+    }
+}
