@@ -5,14 +5,26 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
 import java.util.Arrays;
 
 /**
- * Finds where requests end in a byte stream fed one read at a time, looking only at the header
- * lines that matter for framing ({@code Connection}, {@code Content-Length},
- * {@code Transfer-Encoding}). A line split across reads is kept until its end arrives. One
- * connection's, used by its task only.
+ * Finds where HTTP/1.1 requests end in one connection's bytes, fed one read at a time, for
+ * {@link HttpServer}: since every request gets the same answer, it parses no request line, only the
+ * header lines that frame a request ({@code Connection}, {@code Content-Length},
+ * {@code Transfer-Encoding}). One connection's, used by its task only.
  */
 final class HttpRequestFramer {
     /** What the connection does after the requests scanned so far. */
-    enum Verdict { KEEP_ALIVE, CLOSE, HEADER_TOO_LARGE, UNFRAMEABLE }
+    enum Verdict {
+        /** Read on. */
+        KEEP_ALIVE,
+        /**
+         * The last request counted asked for {@code Connection: close}: answer it, then close. Only
+         * that closes, whatever the HTTP version, since the one answer says {@code Connection: keep-alive}.
+         */
+        CLOSE,
+        /** A request line or header line, or a header section, over {@link #MAX_HEADER_BYTES}: refuse (431). */
+        HEADER_TOO_LARGE,
+        /** A body whose end cannot be found here ({@code Transfer-Encoding}, a bad {@code Content-Length}): refuse (501). */
+        UNFRAMEABLE
+    }
 
     /** A longer request line or header line, or a longer header section, is refused (431). */
     static final int MAX_HEADER_BYTES = 16 * 1024;
@@ -33,8 +45,10 @@ final class HttpRequestFramer {
     private Verdict verdict = Verdict.KEEP_ALIVE;
 
     /**
-     * Scans the next bytes of the stream; returns how many requests they complete, up to and
-     * including the first one that ends the connection (later bytes are ignored from then on).
+     * Scans the next bytes of the stream, cut anywhere (a line or a body may go on in the next
+     * read); returns how many requests they complete. Once {@link #verdict()} is no longer
+     * {@code KEEP_ALIVE} (after the request that asked to close, or at one refused, which is not
+     * counted), the bytes after it and any later ones are ignored.
      */
     int scan(byte[] bytes) {
         if (verdict != Verdict.KEEP_ALIVE) {
@@ -92,6 +106,14 @@ final class HttpRequestFramer {
 
     Verdict verdict() {
         return verdict;
+    }
+
+    /**
+     * True if the bytes scanned so far stop inside a request: if the stream ends now, that request
+     * was cut short, and it is never counted.
+     */
+    boolean midRequest() {
+        return lines > 0 || partialLength > 0;
     }
 
     private void startNextRequest() {

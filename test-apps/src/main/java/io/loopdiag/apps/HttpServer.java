@@ -20,8 +20,8 @@ import java.io.IOException;
  * ends at its empty line ({@code \r\n\r\n}), plus the body its {@code Content-Length} announces;
  * requests may come pipelined several per read or split across reads, and the answers to all the
  * requests completed by one read go out in one write. {@code Connection: close} closes the
- * connection after its answer; a chunked body or an oversized header cannot be framed by this
- * little parser, so such a request gets a 4xx answer and the connection closes.
+ * connection after its answer; a chunked body or an oversized header cannot be framed by
+ * {@link HttpRequestFramer}, so such a request gets a 501 or 431 answer and the connection closes.
  */
 final class HttpServer {
     static final String NAME = "http-server";
