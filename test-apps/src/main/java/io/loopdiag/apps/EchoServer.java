@@ -24,7 +24,7 @@ final class EchoServer {
     }
 
     static int main(String[] args) throws Exception {
-        int port = parsePort(args);
+        int port = Main.requirePortOnly(args, NAME);
         EventLoop.run(() -> {
             Server server = Streams.startServer(EchoServer::echo, HOST, port);
             System.out.println(NAME + " listening on " + HOST + ":" + server.port());
@@ -42,24 +42,5 @@ final class EchoServer {
             writer.write(chunk);
             writer.drain();
         }
-    }
-
-    private static int parsePort(String[] args) {
-        int port = 0;
-        for (int i = 0; i < args.length; i++) {
-            if (args[i].equals("--port") && i + 1 < args.length) {
-                try {
-                    port = Integer.parseInt(args[++i]);
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("--port needs a number, got '" + args[i] + "'");
-                }
-                if (port < 0 || port > 65535) {
-                    throw new IllegalArgumentException("--port must be 0..65535, got " + port);
-                }
-            } else {
-                throw new IllegalArgumentException("unknown argument '" + args[i] + "' (usage: " + NAME + " [--port N])");
-            }
-        }
-        return port;
     }
 }

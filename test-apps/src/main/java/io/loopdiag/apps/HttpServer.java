@@ -10,7 +10,6 @@ import io.loopdiag.loop.net.StreamReader;
 import io.loopdiag.loop.net.StreamWriter;
 import io.loopdiag.loop.net.Streams;
 import java.io.IOException;
-import java.util.Arrays;
 
 /**
  * {@code http-server [--port N]}: the plaintext "hello" of HTTP benchmarks on 127.0.0.1, one task
@@ -21,8 +20,8 @@ import java.util.Arrays;
  * ends at its empty line ({@code \r\n\r\n}), plus the body its {@code Content-Length} announces;
  * requests may come pipelined several per read or split across reads, and the answers to all the
  * requests completed by one read go out in one write. {@code Connection: close} closes the
- * connection after its answer; a chunked body or an oversized header cannot be framed by this
- * little parser, so such a request gets a 4xx answer and the connection closes.
+ * connection after its answer; a chunked body or an oversized header cannot be framed by
+ * {@link HttpRequestFramer}, so such a request gets a 501 or 431 answer and the connection closes.
  */
 final class HttpServer {
     static final String NAME = "http-server";
@@ -47,7 +46,7 @@ final class HttpServer {
     }
 
     static int main(String[] args) throws Exception {
-        int port = parsePort(args);
+        int port = Main.requirePortOnly(args, NAME);
         EventLoop.run(() -> {
             Server server = Streams.startServer(HttpServer::serve, HOST, port);
             System.out.println(NAME + " listening on " + HOST + ":" + server.port());
@@ -72,7 +71,7 @@ final class HttpServer {
     }
 
     private static void answer(StreamReader reader, StreamWriter writer) throws Exception {
-        RequestScanner requests = new RequestScanner();
+        HttpRequestFramer requests = new HttpRequestFramer();
         byte[] answers = new byte[RESPONSE.length * 16]; // grown for deeper pipelines, reused across reads
         byte[] chunk;
         while ((chunk = reader.read(READ_CHUNK_BYTES)).length > 0) {
@@ -102,206 +101,5 @@ final class HttpServer {
                 }
             }
         }
-    }
-
-    /** What the connection does after the requests scanned so far. */
-    enum Verdict { KEEP_ALIVE, CLOSE, HEADER_TOO_LARGE, UNFRAMEABLE }
-
-    /**
-     * Finds where requests end in a byte stream fed one read at a time, looking only at the header
-     * lines that matter for framing ({@code Connection}, {@code Content-Length},
-     * {@code Transfer-Encoding}). A line split across reads is kept until its end arrives. One
-     * connection's, used by its task only.
-     */
-    static final class RequestScanner {
-        /** A longer request line or header line, or a longer header section, is refused (431). */
-        static final int MAX_HEADER_BYTES = 16 * 1024;
-        private static final byte[] CONNECTION = "connection:".getBytes(US_ASCII);
-        private static final byte[] CONTENT_LENGTH = "content-length:".getBytes(US_ASCII);
-        private static final byte[] TRANSFER_ENCODING = "transfer-encoding:".getBytes(US_ASCII);
-
-        /** The start of a line that began in an earlier read: its bytes so far. */
-        private byte[] partialLine = new byte[256];
-        private int partialLength;
-        /** Lines seen in the current request (0: between requests, where stray empty lines are skipped). */
-        private int lines;
-        private int headerBytes;
-        private boolean closeRequested;
-        private long contentLength;
-        /** Bytes of the current request's body still to skip. */
-        private long bodyRemaining;
-        private Verdict verdict = Verdict.KEEP_ALIVE;
-
-        /**
-         * Scans the next bytes of the stream; returns how many requests they complete, up to and
-         * including the first one that ends the connection (later bytes are ignored from then on).
-         */
-        int scan(byte[] bytes) {
-            if (verdict != Verdict.KEEP_ALIVE) {
-                return 0;
-            }
-            int complete = 0;
-            int position = 0;
-            while (position < bytes.length) {
-                if (bodyRemaining > 0) {
-                    int skipped = (int) Math.min(bodyRemaining, bytes.length - position);
-                    bodyRemaining -= skipped;
-                    position += skipped;
-                    if (bodyRemaining == 0) {
-                        complete++;
-                        if (closeRequested) {
-                            verdict = Verdict.CLOSE;
-                            return complete;
-                        }
-                        startNextRequest();
-                    }
-                    continue;
-                }
-                int newline = indexOf(bytes, (byte) '\n', position);
-                if (newline < 0) {
-                    keepPartial(bytes, position, bytes.length);
-                    break;
-                }
-                boolean ended;
-                if (partialLength == 0) {
-                    ended = line(bytes, position, newline);
-                } else {
-                    keepPartial(bytes, position, newline);
-                    ended = verdict == Verdict.KEEP_ALIVE && line(partialLine, 0, partialLength);
-                    partialLength = 0;
-                }
-                position = newline + 1;
-                if (verdict != Verdict.KEEP_ALIVE) {
-                    return complete;
-                }
-                if (ended) {
-                    if (contentLength > 0) {
-                        bodyRemaining = contentLength;
-                        continue;
-                    }
-                    complete++;
-                    if (closeRequested) {
-                        verdict = Verdict.CLOSE;
-                        return complete;
-                    }
-                    startNextRequest();
-                }
-            }
-            return complete;
-        }
-
-        Verdict verdict() {
-            return verdict;
-        }
-
-        private void startNextRequest() {
-            lines = 0;
-            headerBytes = 0;
-            closeRequested = false;
-            contentLength = 0;
-        }
-
-        /** One line without its {@code \n}; returns true if it is the empty line that ends a request's header. */
-        private boolean line(byte[] bytes, int from, int to) {
-            if (to > from && bytes[to - 1] == '\r') {
-                to--;
-            }
-            if (to == from) {
-                return lines > 0; // an empty line before a request line is skipped (RFC 9112, 2.2)
-            }
-            lines++;
-            headerBytes += to - from + 2;
-            if (headerBytes > MAX_HEADER_BYTES) {
-                verdict = Verdict.HEADER_TOO_LARGE;
-            } else if (lines > 1) {
-                header(bytes, from, to);
-            }
-            return false;
-        }
-
-        private void header(byte[] bytes, int from, int to) {
-            if (startsWithIgnoreCase(bytes, from, to, CONNECTION)) {
-                closeRequested |= hasToken(bytes, from + CONNECTION.length, to, "close");
-            } else if (startsWithIgnoreCase(bytes, from, to, CONTENT_LENGTH)) {
-                String value = new String(bytes, from + CONTENT_LENGTH.length, to - from - CONTENT_LENGTH.length, US_ASCII).strip();
-                try {
-                    contentLength = Long.parseLong(value);
-                } catch (NumberFormatException e) {
-                    contentLength = -1;
-                }
-                if (contentLength < 0) {
-                    verdict = Verdict.UNFRAMEABLE;
-                }
-            } else if (startsWithIgnoreCase(bytes, from, to, TRANSFER_ENCODING)) {
-                verdict = Verdict.UNFRAMEABLE; // chunked bodies are not parsed here
-            }
-        }
-
-        private void keepPartial(byte[] bytes, int from, int to) {
-            int length = to - from;
-            if (partialLength + length > MAX_HEADER_BYTES) {
-                verdict = Verdict.HEADER_TOO_LARGE;
-                return;
-            }
-            if (partialLine.length < partialLength + length) {
-                partialLine = Arrays.copyOf(partialLine, Math.max(partialLine.length * 2, partialLength + length));
-            }
-            System.arraycopy(bytes, from, partialLine, partialLength, length);
-            partialLength += length;
-        }
-
-        private static int indexOf(byte[] bytes, byte b, int from) {
-            for (int i = from; i < bytes.length; i++) {
-                if (bytes[i] == b) {
-                    return i;
-                }
-            }
-            return -1;
-        }
-
-        private static boolean startsWithIgnoreCase(byte[] bytes, int from, int to, byte[] lowerCasePrefix) {
-            if (to - from < lowerCasePrefix.length) {
-                return false;
-            }
-            for (int i = 0; i < lowerCasePrefix.length; i++) {
-                if (lowerCase(bytes[from + i]) != lowerCasePrefix[i]) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        /** True if the comma-separated header value in {@code bytes[from, to)} holds {@code token}, ignoring case. */
-        private static boolean hasToken(byte[] bytes, int from, int to, String token) {
-            for (String part : new String(bytes, from, to - from, US_ASCII).split(",")) {
-                if (part.strip().equalsIgnoreCase(token)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        private static byte lowerCase(byte b) {
-            return b >= 'A' && b <= 'Z' ? (byte) (b + ('a' - 'A')) : b;
-        }
-    }
-
-    private static int parsePort(String[] args) {
-        int port = 0;
-        for (int i = 0; i < args.length; i++) {
-            if (args[i].equals("--port") && i + 1 < args.length) {
-                try {
-                    port = Integer.parseInt(args[++i]);
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("--port needs a number, got '" + args[i] + "'");
-                }
-                if (port < 0 || port > 65535) {
-                    throw new IllegalArgumentException("--port must be 0..65535, got " + port);
-                }
-            } else {
-                throw new IllegalArgumentException("unknown argument '" + args[i] + "' (usage: " + NAME + " [--port N])");
-            }
-        }
-        return port;
     }
 }

@@ -68,6 +68,33 @@ public final class Main {
         }
     }
 
+    /**
+     * The port given by {@code --port} at {@code args[i]}, read from {@code args[i + 1]}: 0..65535, 0
+     * for any free one. A missing, non-numeric or out-of-range value throws IllegalArgumentException
+     * (exit 2), with one message for all three.
+     */
+    static int parsePort(String[] args, int i) {
+        String value = i + 1 < args.length ? args[i + 1] : null;
+        // ASCII digits only: Integer.parseInt alone would take a sign and other scripts' digits
+        if (value == null || !value.matches("\\d{1,5}") || Integer.parseInt(value) > 65535) {
+            throw new IllegalArgumentException("--port needs a number 0..65535 (0 for any free port), got "
+                    + (value == null ? "nothing" : "'" + value + "'"));
+        }
+        return Integer.parseInt(value);
+    }
+
+    /** For scenarios whose only argument is {@code [--port N]}: the port, 0 (any free one) without it. */
+    static int requirePortOnly(String[] args, String name) {
+        int port = 0;
+        for (int i = 0; i < args.length; i += 2) {
+            if (!args[i].equals("--port")) {
+                throw new IllegalArgumentException("unknown argument '" + args[i] + "' (usage: " + name + " [--port N])");
+            }
+            port = parsePort(args, i);
+        }
+        return port;
+    }
+
     /** A finite scenario's last words: prints {@code NAME done} on stdout and returns {@link #EXIT_OK}. */
     static int done(String name) {
         System.out.println(name + " done");

@@ -1,0 +1,74 @@
+package io.loopdiag.apps;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** {@link Main}'s argument helpers, and the scenarios that take {@code --port} through them. */
+@Timeout(value = 10, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a bad port accepted would serve forever
+class MainTest {
+    private static final String BAD_PORT = "--port needs a number 0..65535 (0 for any free port), got ";
+
+    private static String refusal(String... args) {
+        return assertThrows(IllegalArgumentException.class, () -> Main.parsePort(args, 0)).getMessage();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"0, 0", "1, 1", "8080, 8080", "08080, 8080", "65535, 65535"})
+    void aPortIsANumberFrom0To65535(String value, int port) {
+        assertEquals(port, Main.parsePort(new String[] {"--port", value}, 0));
+        assertEquals(port, Main.parsePort(new String[] {"--other", "x", "--port", value, "--other"}, 2), "read after args[i]");
+    }
+
+    @ParameterizedTest(name = "''{0}''")
+    @ValueSource(strings = {"", "x", "80a", "8 0", " 80", "1e3", "+80", "0x50", "\u0668\u0660"})
+    void aBadNumberIsRefused(String value) {
+        assertEquals(BAD_PORT + "'" + value + "'", refusal("--port", value));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"-1", "65536", "99999", "100000", "4294967376"})
+    void aPortOutOfRangeIsRefused(String value) {
+        assertEquals(BAD_PORT + "'" + value + "'", refusal("--port", value));
+    }
+
+    @Test
+    void aMissingValueIsRefused() {
+        assertEquals(BAD_PORT + "nothing", refusal("--port"));
+    }
+
+    @Test
+    void requirePortOnlyTakesNoArgumentOrOnePort() {
+        assertEquals(0, Main.requirePortOnly(new String[0], "x"));
+        assertEquals(8080, Main.requirePortOnly(new String[] {"--port", "8080"}, "x"));
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> Main.requirePortOnly(new String[] {"--port", "1", "--verbose"}, "echo-server"));
+        assertEquals("unknown argument '--verbose' (usage: echo-server [--port N])", unknown.getMessage());
+        assertEquals(BAD_PORT + "nothing", assertThrows(IllegalArgumentException.class,
+                () -> Main.requirePortOnly(new String[] {"--port"}, "x")).getMessage());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"echo-server --port x", "echo-server --port 65536", "echo-server --port",
+        "http-server --port x", "http-server --port 65536", "http-server --port",
+        "soak-server --port x", "soak-server --port 65536", "soak-server --slow-ms 1 --port"})
+    void everyScenarioWithAPortRefusesABadOneWithTheSameMessageAndExitsTwo(String command) {
+        String[] args = command.split(" ");
+        String last = args[args.length - 1];
+        String got = last.equals("--port") ? "nothing" : "'" + last + "'";
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = Main.run(args, new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8));
+        assertEquals(Main.EXIT_USAGE, exit);
+        assertEquals("test-apps " + args[0] + ": " + BAD_PORT + got + System.lineSeparator(), err.toString(UTF_8));
+        assertEquals("", out.toString(UTF_8));
+    }
+}
