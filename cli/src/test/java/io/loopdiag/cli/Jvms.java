@@ -2,11 +2,17 @@ package io.loopdiag.cli;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.tools.attach.VirtualMachine;
+import io.loopdiag.protocol.Control;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -59,6 +65,39 @@ final class Jvms implements AutoCloseable {
         assertTrue(ready != null && (ready.endsWith(" ready") || ready.endsWith(" spinning") || ready.startsWith("echo-server listening")),
                 scenario + " started: " + ready);
         return new Scenario(target, out);
+    }
+
+    /**
+     * Starts {@code scenario args...} like {@link #start}, without waiting for anything: for a
+     * scenario that runs to its end ({@link #finish} waits for it and collects what it printed).
+     */
+    Process launch(String agentOptions, String scenario, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(JAVA));
+        if (agentOptions != null) {
+            command.add("-javaagent:" + AGENT + "=" + agentOptions);
+        }
+        command.addAll(List.of("-jar", APPS.toString(), scenario));
+        command.addAll(List.of(args));
+        return track(new ProcessBuilder(command).start());
+    }
+
+    /**
+     * The agent's answer to the control command {@code command} ({@code info}, {@code dump}) in
+     * JVM {@code pid}, as it wrote it: read from its control socket, found as the CLI finds it.
+     */
+    static String ask(long pid, String command) throws Exception {
+        VirtualMachine vm = VirtualMachine.attach(Long.toString(pid));
+        String socket;
+        try {
+            socket = vm.getSystemProperties().getProperty(Control.PROPERTY);
+        } finally {
+            vm.detach();
+        }
+        assertTrue(socket != null, "JVM " + pid + " runs the agent");
+        try (SocketChannel channel = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+            channel.write(ByteBuffer.wrap((command + "\n").getBytes(StandardCharsets.UTF_8)));
+            return read(Channels.newInputStream(channel));
+        }
     }
 
     /** Kills {@code process} with the others at the end. */
