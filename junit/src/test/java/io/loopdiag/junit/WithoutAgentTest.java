@@ -2,8 +2,10 @@ package io.loopdiag.junit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -57,6 +59,14 @@ class WithoutAgentTest {
         assertInstanceOf(ExtensionConfigurationException.class, failure);
         assertEquals(NOT_LOADED, failure.getMessage());
         assertEquals(Set.of(), RAN, "the test's body did not run");
+    }
+
+    /** Only the message a user needs: nothing from the extension's own after-each step on top. */
+    @Test
+    void theFailureCarriesNothingElse() {
+        Throwable failure = SampleRun.of(CheckedClass.class).failureOf("passesOnItsOwn");
+        assertEquals(List.of(), Arrays.stream(failure.getSuppressed()).map(Throwable::toString).toList(), "suppressed by the failure");
+        assertNull(failure.getCause(), "the cause");
     }
 
     @Sample
