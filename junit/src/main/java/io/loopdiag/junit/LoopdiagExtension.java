@@ -45,11 +45,14 @@ public final class LoopdiagExtension implements BeforeEachCallback, AfterEachCal
     @Override
     @SuppressWarnings("unchecked")
     public void afterEach(ExtensionContext context) {
-        long mark = context.getStore(NAMESPACE).get(MARK_KEY, Long.class);
+        Long mark = context.getStore(NAMESPACE).get(MARK_KEY, Long.class);
+        if (mark == null) {
+            return; // beforeEach failed (no agent), and its failure says why
+        }
         Set<String> failOn = Set.of(failOn(context));
         List<Map<String, String>> occurrences;
         try {
-            occurrences = (List<Map<String, String>>) AgentFeed.SINCE.invokeExact(mark);
+            occurrences = (List<Map<String, String>>) AgentFeed.SINCE.invokeExact(mark.longValue());
         } catch (Throwable unexpected) {
             throw new ExtensionConfigurationException("loopdiag: cannot read the agent's findings (" + unexpected + ")");
         }
