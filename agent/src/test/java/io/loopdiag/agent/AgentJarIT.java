@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.sun.tools.attach.VirtualMachine;
+import io.loopdiag.agent.support.AgentRun;
+import io.loopdiag.agent.support.LiveChild;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.loopdiag.agent.support.AgentRun;
+import io.loopdiag.agent.support.LiveChild;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loopdiag.agent.support.AgentRun;
 import io.loopdiag.protocol.Kind;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.loopdiag.agent.support.AgentRun;
 import io.loopdiag.loop.EventLoop;
 import java.io.File;
 import java.nio.charset.StandardCharsets;

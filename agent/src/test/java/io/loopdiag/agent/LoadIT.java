@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.loopdiag.agent.support.AgentRun;
+import io.loopdiag.agent.support.Conversations;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.tools.attach.VirtualMachine;
+import io.loopdiag.agent.support.AgentRun;
+import io.loopdiag.agent.support.LiveChild;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;

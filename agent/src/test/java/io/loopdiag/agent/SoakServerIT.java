@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.loopdiag.agent.support.AgentRun;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.file.Path;

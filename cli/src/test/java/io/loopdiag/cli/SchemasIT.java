@@ -13,6 +13,7 @@ import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SchemaRegistryConfig;
 import com.networknt.schema.SpecificationVersion;
+import io.loopdiag.cli.support.Jvms;
 import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.Kind;
 import io.loopdiag.protocol.Schemas;

@@ -3,6 +3,7 @@ package io.loopdiag.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.loopdiag.cli.support.Jvms;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.loopdiag.agent;
+package io.loopdiag.agent.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,22 +14,22 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /** A test-apps scenario run to its end in a child JVM with the packaged agent: what a user sees. */
-record AgentRun(int exitCode, String stdout, String stderr, Path reportPath) {
-    static final Path AGENT = Path.of("target/loopdiag-agent.jar").toAbsolutePath();
-    static final Path APPS = Path.of("../test-apps/target/test-apps.jar").toAbsolutePath();
+public record AgentRun(int exitCode, String stdout, String stderr, Path reportPath) {
+    public static final Path AGENT = Path.of("target/loopdiag-agent.jar").toAbsolutePath();
+    public static final Path APPS = Path.of("../test-apps/target/test-apps.jar").toAbsolutePath();
 
     /** Runs {@code scenario} with the agent given {@code options} (null: none) and the JVM options before {@code -jar}. */
-    static AgentRun run(String options, String scenario, String... jvmOptions) throws IOException, InterruptedException {
+    public static AgentRun run(String options, String scenario, String... jvmOptions) throws IOException, InterruptedException {
         return run(options, null, scenario, jvmOptions);
     }
 
     /** Runs {@code scenario} with {@code report=DIR/report.json}, checks it ended well, and keeps the report's path. */
-    static AgentRun runWithReport(Path dir, String scenario) throws IOException, InterruptedException {
+    public static AgentRun runWithReport(Path dir, String scenario) throws IOException, InterruptedException {
         return runWithReport(dir, "", scenario);
     }
 
     /** Like {@link #runWithReport(Path, String)}, with more agent options first ({@code "slow=1s,"}). */
-    static AgentRun runWithReport(Path dir, String options, String scenario) throws IOException, InterruptedException {
+    public static AgentRun runWithReport(Path dir, String options, String scenario) throws IOException, InterruptedException {
         Path report = dir.resolve("report.json");
         AgentRun run = run(options + "report=" + report, report, scenario);
         assertEquals(0, run.exitCode(), run.stderr());
@@ -47,11 +47,11 @@ record AgentRun(int exitCode, String stdout, String stderr, Path reportPath) {
     }
 
     /** The JSON report of a run made with {@link #runWithReport}. */
-    JsonNode report() throws IOException {
+    public JsonNode report() throws IOException {
         return report(reportPath);
     }
 
-    static List<String> command(String options, String scenario, String... jvmOptions) {
+    public static List<String> command(String options, String scenario, String... jvmOptions) {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElseThrow());
         command.add("-javaagent:" + AGENT + (options != null ? "=" + options : ""));
@@ -71,11 +71,11 @@ record AgentRun(int exitCode, String stdout, String stderr, Path reportPath) {
     }
 
     /** The stderr blocks whose first line starts with {@code loopdiag: KIND}, each with the lines under it. */
-    List<String> blocks(String kind) {
+    public List<String> blocks(String kind) {
         return blocks(stderr, "loopdiag: " + kind);
     }
 
-    static List<String> blocks(String text, String header) {
+    public static List<String> blocks(String text, String header) {
         List<StringBuilder> blocks = new ArrayList<>();
         StringBuilder current = null;
         for (String line : text.lines().toList()) {
@@ -91,7 +91,7 @@ record AgentRun(int exitCode, String stdout, String stderr, Path reportPath) {
         return blocks.stream().map(StringBuilder::toString).toList();
     }
 
-    static JsonNode report(Path path) throws IOException {
+    public static JsonNode report(Path path) throws IOException {
         return new ObjectMapper().readTree(path.toFile());
     }
 }

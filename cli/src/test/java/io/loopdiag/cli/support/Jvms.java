@@ -1,4 +1,4 @@
-package io.loopdiag.cli;
+package io.loopdiag.cli.support;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,25 +25,25 @@ import java.util.concurrent.TimeUnit;
  * not) and the packaged CLI, run by process id as a user runs it. Whatever it starts, {@link
  * #close} kills; a test class closes it in {@code @AfterEach}.
  */
-final class Jvms implements AutoCloseable {
-    static final String JAVA = ProcessHandle.current().info().command().orElseThrow();
-    static final Path CLI = Path.of("target/loopdiag.jar").toAbsolutePath();
-    static final Path AGENT = Path.of("../agent/target/loopdiag-agent.jar").toAbsolutePath();
-    static final Path APPS = Path.of("../test-apps/target/test-apps.jar").toAbsolutePath();
+public final class Jvms implements AutoCloseable {
+    public static final String JAVA = ProcessHandle.current().info().command().orElseThrow();
+    public static final Path CLI = Path.of("target/loopdiag.jar").toAbsolutePath();
+    public static final Path AGENT = Path.of("../agent/target/loopdiag-agent.jar").toAbsolutePath();
+    public static final Path APPS = Path.of("../test-apps/target/test-apps.jar").toAbsolutePath();
 
     private final List<Process> started = new ArrayList<>();
 
     /** What the CLI printed and returned. */
-    record Run(int exitCode, String out, String err) {
+    public record Run(int exitCode, String out, String err) {
     }
 
     /** A scenario that said it is ready; its stdout goes on. */
-    record Scenario(Process process, BufferedReader out) {
-        long pid() {
+    public record Scenario(Process process, BufferedReader out) {
+        public long pid() {
             return process.pid();
         }
 
-        String pidText() {
+        public String pidText() {
             return Long.toString(process.pid());
         }
     }
@@ -52,7 +52,7 @@ final class Jvms implements AutoCloseable {
      * Starts {@code scenario args...}, with the agent and {@code agentOptions} unless those are
      * null, and returns once its first line (which it prints when ready) has come.
      */
-    Scenario start(String agentOptions, String scenario, String... args) throws IOException {
+    public Scenario start(String agentOptions, String scenario, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(JAVA));
         if (agentOptions != null) {
             command.add("-javaagent:" + AGENT + "=" + agentOptions);
@@ -71,7 +71,7 @@ final class Jvms implements AutoCloseable {
      * Starts {@code scenario args...} like {@link #start}, without waiting for anything: for a
      * scenario that runs to its end ({@link #finish} waits for it and collects what it printed).
      */
-    Process launch(String agentOptions, String scenario, String... args) throws IOException {
+    public Process launch(String agentOptions, String scenario, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(JAVA));
         if (agentOptions != null) {
             command.add("-javaagent:" + AGENT + "=" + agentOptions);
@@ -85,7 +85,7 @@ final class Jvms implements AutoCloseable {
      * The agent's answer to the control command {@code command} ({@code info}, {@code dump}) in
      * JVM {@code pid}, as it wrote it: read from its control socket, found as the CLI finds it.
      */
-    static String ask(long pid, String command) throws Exception {
+    public static String ask(long pid, String command) throws Exception {
         VirtualMachine vm = VirtualMachine.attach(Long.toString(pid));
         String socket;
         try {
@@ -101,13 +101,13 @@ final class Jvms implements AutoCloseable {
     }
 
     /** Kills {@code process} with the others at the end. */
-    Process track(Process process) {
+    public Process track(Process process) {
         started.add(process);
         return process;
     }
 
     /** Starts the CLI with {@code args}, as {@code java [jvmOptions] -jar loopdiag.jar args}, behind {@code prefix} (setpriv...). */
-    Process startCli(List<String> prefix, Path jar, List<String> jvmOptions, String... args) throws IOException {
+    public Process startCli(List<String> prefix, Path jar, List<String> jvmOptions, String... args) throws IOException {
         List<String> command = new ArrayList<>(prefix);
         command.add(JAVA);
         command.addAll(jvmOptions);
@@ -117,23 +117,23 @@ final class Jvms implements AutoCloseable {
     }
 
     /** Runs the CLI to its end. */
-    Run cli(String... args) throws Exception {
+    public Run cli(String... args) throws Exception {
         return cli(List.of(), CLI, List.of(), args);
     }
 
-    Run cli(List<String> prefix, Path jar, List<String> jvmOptions, String... args) throws Exception {
+    public Run cli(List<String> prefix, Path jar, List<String> jvmOptions, String... args) throws Exception {
         return finish(startCli(prefix, jar, jvmOptions, args));
     }
 
     /** Waits for a started CLI to end and collects what it printed. */
-    static Run finish(Process cli) throws Exception {
+    public static Run finish(Process cli) throws Exception {
         CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(cli.getErrorStream()));
         String out = read(cli.getInputStream());
         assertTrue(cli.waitFor(60, TimeUnit.SECONDS), "the CLI ended");
         return new Run(cli.exitValue(), out, err.join());
     }
 
-    static String read(InputStream in) {
+    public static String read(InputStream in) {
         try {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {

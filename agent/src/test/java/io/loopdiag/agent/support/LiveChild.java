@@ -1,4 +1,4 @@
-package io.loopdiag.agent;
+package io.loopdiag.agent.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * A scenario that runs while the test talks to it (such as {@code blocking-on-cue}): lines to its
  * stdin, its stdout read line by line, its stderr gathered whole. Closing it kills what is left.
  */
-final class LiveChild implements AutoCloseable {
+public final class LiveChild implements AutoCloseable {
     private final Process process;
     private final BufferedReader stdout;
     private final PrintStream stdin;
@@ -34,7 +34,7 @@ final class LiveChild implements AutoCloseable {
     }
 
     /** Starts {@code command} in {@code directory} (null: this one). */
-    static LiveChild start(List<String> command, Path directory) throws IOException {
+    public static LiveChild start(List<String> command, Path directory) throws IOException {
         ProcessBuilder builder = new ProcessBuilder(command);
         if (directory != null) {
             builder.directory(directory.toFile());
@@ -43,7 +43,7 @@ final class LiveChild implements AutoCloseable {
     }
 
     /** Starts {@code scenario} with the agent given {@code options} (null: without the agent). */
-    static LiveChild scenario(String options, String scenario, String... jvmOptions) throws IOException {
+    public static LiveChild scenario(String options, String scenario, String... jvmOptions) throws IOException {
         List<String> command = new java.util.ArrayList<>(AgentRun.command(options, scenario, jvmOptions));
         if (options == null) {
             command.remove(1); // no -javaagent
@@ -51,29 +51,29 @@ final class LiveChild implements AutoCloseable {
         return start(command, null);
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
     /** The next line on stdout, checked to be {@code expected}. */
-    void expectLine(String expected) throws IOException {
+    public void expectLine(String expected) throws IOException {
         assertEquals(expected, stdout.readLine(), () -> "stderr so far:\n" + stderr);
     }
 
     /** The next line on stdout, checked to start with {@code prefix}. */
-    void expectLineStarting(String prefix) throws IOException {
+    public void expectLineStarting(String prefix) throws IOException {
         String line = stdout.readLine();
         assertTrue(line != null && line.startsWith(prefix), () -> "expected '" + prefix + "...', got '" + line + "'; stderr:\n" + stderr);
     }
 
     /** Sends {@code line} and waits for its answer {@code blocked LINE} (blocking-on-cue). */
-    void cue(int line) throws IOException {
+    public void cue(int line) throws IOException {
         stdin.println(line);
         expectLine("blocked " + line);
     }
 
     /** Ends stdin and waits for the process to end; returns its exit code, with stdout and stderr complete. */
-    int finish(String lastLine) throws IOException, InterruptedException {
+    public int finish(String lastLine) throws IOException, InterruptedException {
         stdin.close();
         expectLine(lastLine);
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the child ended");
@@ -82,14 +82,14 @@ final class LiveChild implements AutoCloseable {
     }
 
     /** Waits until stderr holds {@code text} (the test's @Timeout bounds the wait). */
-    void awaitStderr(String text) throws InterruptedException {
+    public void awaitStderr(String text) throws InterruptedException {
         while (!stderr.toString().contains(text)) {
             assertTrue(process.isAlive() || !stderrRead.isDone(), () -> "the child ended without printing '" + text + "':\n" + stderr);
             Thread.sleep(20);
         }
     }
 
-    String stderr() {
+    public String stderr() {
         return stderr.toString();
     }
 

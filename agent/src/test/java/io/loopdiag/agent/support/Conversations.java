@@ -1,4 +1,4 @@
-package io.loopdiag.agent;
+package io.loopdiag.agent.support;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -19,16 +19,16 @@ import java.util.concurrent.TimeUnit;
  * server's close. After its first answer a connection waits until every connection has had its
  * first answer, so the server serves them all at the same time.
  */
-final class Conversations {
+public final class Conversations {
     /** One request and the exact answer it must get. */
-    record Exchange(byte[] request, byte[] answer) {
+    public record Exchange(byte[] request, byte[] answer) {
     }
 
     /**
      * What happened: how many connections had their first answer while all of them were open, how
      * many ended their script with the server's clean close, and the first failure (null if none).
      */
-    record Outcome(int servedAtOnce, int completed, String failure) {
+    public record Outcome(int servedAtOnce, int completed, String failure) {
     }
 
     /** A hang guard, not a measure: a healthy run takes a few seconds. */
@@ -61,7 +61,7 @@ final class Conversations {
     }
 
     /** Opens one connection per script to 127.0.0.1:{@code port}, then plays every script to its end. */
-    static Outcome run(int port, List<List<Exchange>> scripts) throws IOException {
+    public static Outcome run(int port, List<List<Exchange>> scripts) throws IOException {
         Conversations run = new Conversations();
         try {
             InetSocketAddress server = new InetSocketAddress("127.0.0.1", port);
