@@ -17,7 +17,9 @@ public final class Occurrences {
     /** Occurrences kept; a test that sees more is failed by the first ones anyway. */
     static final int CAPACITY = 1024;
 
-    private static volatile String notWatching = "the loopdiag agent is not loaded in this JVM";
+    // Until the agent starts: its jar is on the class path (a test dependency), but no -javaagent started it.
+    private static volatile String notWatching = "the loopdiag agent's jar is on the class path but the agent was not started in this JVM"
+            + " (add -javaagent:PATH/loopdiag-agent.jar to the test JVM, e.g. in Surefire's argLine)";
     private static volatile Occurrences recording; // null until the first mark
 
     private final Occurrence[] ring = new Occurrence[CAPACITY];
