@@ -53,13 +53,8 @@ public final class Jvms implements AutoCloseable {
      * null, and returns once its first line (which it prints when ready) has come.
      */
     public Scenario start(String agentOptions, String scenario, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(JAVA));
-        if (agentOptions != null) {
-            command.add("-javaagent:" + AGENT + "=" + agentOptions);
-        }
-        command.addAll(List.of("-jar", APPS.toString(), scenario));
-        command.addAll(List.of(args));
-        Process target = track(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start());
+        Process target = track(new ProcessBuilder(command(agentOptions, scenario, args))
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start());
         BufferedReader out = new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8));
         String ready = out.readLine();
         assertTrue(ready != null && (ready.endsWith(" ready") || ready.endsWith(" spinning") || ready.startsWith("echo-server listening")),
@@ -72,13 +67,18 @@ public final class Jvms implements AutoCloseable {
      * scenario that runs to its end ({@link #finish} waits for it and collects what it printed).
      */
     public Process launch(String agentOptions, String scenario, String... args) throws IOException {
+        return track(new ProcessBuilder(command(agentOptions, scenario, args)).start());
+    }
+
+    /** {@code java [-javaagent:AGENT=agentOptions] -jar test-apps.jar scenario args...}. */
+    private static List<String> command(String agentOptions, String scenario, String... args) {
         List<String> command = new ArrayList<>(List.of(JAVA));
         if (agentOptions != null) {
             command.add("-javaagent:" + AGENT + "=" + agentOptions);
         }
         command.addAll(List.of("-jar", APPS.toString(), scenario));
         command.addAll(List.of(args));
-        return track(new ProcessBuilder(command).start());
+        return command;
     }
 
     /**
