@@ -1,6 +1,7 @@
 package io.loopdiag.agent;
 
 import io.loopdiag.agent.boot.BlockingCheck;
+import io.loopdiag.protocol.Frame;
 import io.loopdiag.protocol.LoopCoreHooks;
 import java.io.PrintStream;
 import java.lang.instrument.Instrumentation;
@@ -108,7 +109,7 @@ final class Installation {
         Weaver weaver = new Weaver(hooks, selfCheck::unmatched);
         weaver.install(instrumentation);
         for (String className : weaver.classNames()) {
-            ClassLoader loader = className.startsWith("io.loopdiag.") ? ClassLoader.getSystemClassLoader() : null;
+            ClassLoader loader = Frame.isLoopCore(className) ? ClassLoader.getSystemClassLoader() : null;
             try {
                 Class.forName(className, false, loader);
             } catch (ClassNotFoundException | LinkageError absent) {

@@ -69,7 +69,8 @@ public final class LoopHooks {
     private static Hook hook(HookPoint point, ElementMatcher.Junction<MethodDescription> these, Class<?> advice, String loss) {
         ElementMatcher.Junction<MethodDescription> methods = point.method().equals(HookPoint.CONSTRUCTOR) ? isConstructor()
                 : named(point.method());
-        return new Hook(point.className(), point.toString(), methods.and(these), Advice.to(advice), loss);
+        return new Hook(point.className(), point.toString(), methods.and(these), Advice.to(advice), loss,
+                ClassLoader.getSystemClassLoader());
     }
 
     // ---- entry points for the advice -------------------------------------------------------------

@@ -22,9 +22,9 @@ import net.bytebuddy.pool.TypePool;
 /**
  * Weaves the agent's {@link Hook}s into their classes, by name: classes loaded later as they
  * load, classes already loaded by retransforming them. Advice only decorates existing methods (no
- * member is added), as retransformation requires. For every class it weaves it checks each hook
- * against the class's methods and tells {@code onUnmatched} of a hook that matches none, so that
- * a renamed method is said, not silently missed. A plain {@link ClassFileTransformer} around Byte
+ * member is added), as retransformation requires. For every class it weaves (in the class loader
+ * each hook is for) it checks each hook against the class's methods and tells {@code onUnmatched}
+ * of a hook that matches none, so that a renamed method is said, not silently missed. A plain {@link ClassFileTransformer} around Byte
  * Buddy's {@code decorate} rather than its {@code AgentBuilder}, whose default set-up reaches for
  * {@code sun.misc.Unsafe} and prints deprecation warnings on JDK 24+.
  */
@@ -94,8 +94,9 @@ final class Weaver implements ClassFileTransformer {
     @Override
     public byte[] transform(Module module, ClassLoader loader, String internalName, Class<?> redefined,
                             ProtectionDomain domain, byte[] bytes) {
-        List<Hook> hooks = internalName != null ? hooksByInternalName.get(internalName) : null;
-        if (hooks == null) {
+        List<Hook> named = internalName != null ? hooksByInternalName.get(internalName) : null;
+        List<Hook> hooks = named == null ? List.of() : named.stream().filter(hook -> hook.isFor(loader)).toList();
+        if (hooks.isEmpty()) {
             return null;
         }
         String name = internalName.replace('/', '.');

@@ -79,6 +79,15 @@ class WeaverTest {
     }
 
     @Test
+    void aHookForOneClassLoaderLeavesTheSameNameInAnotherAlone() throws Exception {
+        ClassLoader other = new ClassLoader(null) { };
+        Hook run = new Hook(Sample.class.getName(), "Sample#run", named("run"), Advice.to(Entered.class), "a", other);
+        Weaver weaver = new Weaver(List.of(run), selfCheck::unmatched);
+        assertNull(weave(weaver, Sample.class), "this loader's Sample is not the hook's");
+        assertEquals(Weaver.Status.NOT_LOADED, weaver.status(run));
+    }
+
+    @Test
     void everyLoopCoreHookMatchesThisLoopCore() throws Exception {
         List<Hook> hooks = LoopHooks.hooks(true);
         List<Hook> unmatched = new ArrayList<>();
