@@ -22,13 +22,14 @@ final class BlockingCalls implements BlockingCheck.Listener {
     /**
      * Call sites allowed to block whatever the options say: short, one-time waits inside the JDK
      * that an application cannot avoid (reading a class from a jar, the security and logging
-     * configuration files, handing work to an executor under its queue's lock).
+     * configuration files, the time-zone rules, handing work to an executor under its queue's lock).
      */
     static final List<String> BUILT_IN_ALLOW = List.of(
             "java.lang.ClassLoader#loadClass",
             "jdk.internal.loader",
             "java.security.Security",
             "java.util.logging.LogManager",
+            "java.time.zone.ZoneRulesProvider",
             "java.util.concurrent.ThreadPoolExecutor#execute");
 
     private final Findings findings;
@@ -99,9 +100,16 @@ final class BlockingCalls implements BlockingCheck.Listener {
         String loopName = loop != null ? loop.name() : null;
         // A park that the JDK's own lock, queue or future code made is reported but never thrown:
         // an exception out of it would leave that lock or queue broken.
+        // Never thrown where the exception would break more than the call: a park that the JDK's
+        // own lock, queue or future code made (the lock would be left broken), or a call made by a
+        // class's static initializer (the class would fail to initialize for good).
         boolean parkInsideJdk = operation.startsWith("java.util.concurrent.locks.LockSupport.") && called > 0;
-        boolean throwable = throwing && !parkInsideJdk;
-        String note = throwing && parkInsideJdk ? " (not thrown: inside " + calledMethod + ", where an exception would break it)" : "";
+        String initializer = staticInitializer(frames);
+        boolean throwable = throwing && !parkInsideJdk && initializer == null;
+        String note = !throwing ? ""
+                : parkInsideJdk ? " (not thrown: inside " + calledMethod + ", where an exception would break it)"
+                : initializer != null ? " (not thrown: inside the static initializer of " + initializer
+                        + ", where an exception would break the class for good)" : "";
         Occurrence occurrence = new Occurrence(Kind.BLOCKING_CALL, loopName, taskName, what + note, stack, null, 0);
         if (probe != null && Thread.currentThread() == probe) {
             probed.add(operation); // the self-check: the whole path ran, nothing is reported
@@ -113,6 +121,16 @@ final class BlockingCalls implements BlockingCheck.Listener {
         }
         return "loopdiag: blocking call " + what + " on loop '" + loopName
                 + "' (the agent runs with blocking=throw; move the call to Async.toThread, or allow it with allow=Class#method)";
+    }
+
+    /** The class whose static initializer is on {@code frames}, or null. */
+    private static String staticInitializer(StackTraceElement[] frames) {
+        for (StackTraceElement frame : frames) {
+            if (frame.getMethodName().equals("<clinit>")) {
+                return frame.getClassName();
+            }
+        }
+        return null;
     }
 
     private boolean isAllowed(StackTraceElement[] frames) {

@@ -144,6 +144,22 @@ class FindingsIT {
         assertTrue(run.stderr().contains("called at io.loopdiag.apps.BlockingSleep.sleepLongNanos("), "the next call is the one thrown:\n" + run.stderr());
     }
 
+    /**
+     * The error thrown in a plain callback goes to the loop's exception handler, whose first log
+     * record reads the JDK's time-zone rules in a static initializer on the loop thread: that read
+     * must neither be thrown (it would break the class for good) nor end the loop.
+     */
+    @Test
+    void blockingThrowInACallbackGoesToTheExceptionHandlerAndTheLoopGoesOn() throws Exception {
+        AgentRun run = AgentRun.run("blocking=throw,allow=io.loopdiag.apps.BlockingSleep#operations", "blocking-sleep");
+        assertEquals(0, run.exitCode(), run.stderr());
+        assertEquals("blocking-sleep done", run.stdout().strip(), run.stderr());
+        assertTrue(run.stderr().contains("Exception in callback"), "the exception handler logged it:\n" + run.stderr());
+        assertTrue(run.stderr().contains("io.loopdiag.agent.boot.BlockingCallError: loopdiag: blocking call java.lang.Thread.sleep in callback"),
+                run.stderr());
+        assertFalse(run.stderr().contains("ExceptionInInitializerError"), run.stderr());
+    }
+
     @Test
     void eachDetectionIsAJfrEvent(@TempDir Path dir) throws Exception {
         Path recording = dir.resolve("run.jfr");
