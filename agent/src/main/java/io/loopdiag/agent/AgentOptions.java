@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 
 /**
  * The agent's options, parsed from the {@code -javaagent:loopdiag-agent.jar=OPTIONS} string:
- * {@code key=value} pairs separated by commas (see the README's table). A malformed string is
+ * {@code key=value} pairs separated by commas (docs/agent.md has the table). A malformed string is
  * refused with an {@link IllegalArgumentException} whose message is one line naming the option.
  *
  * @param slow     a callback or task step longer than this is a slow callback

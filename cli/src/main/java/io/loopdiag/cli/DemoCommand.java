@@ -96,7 +96,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         out.println();
         out.println("Done. The blocking call, its line, and the 100 tasks behind it, found in seconds;");
-        out.println("'loopdiag --help' lists the verbs, the README the agent's options.");
+        out.println("'loopdiag --help' lists the verbs; docs/agent.md the agent's options.");
         return ExitCodes.OK;
     }
 

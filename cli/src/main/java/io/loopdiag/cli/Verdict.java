@@ -77,7 +77,7 @@ final class Verdict {
             }
             if (options.writeBaseline != null) {
                 Baseline.write(options.writeBaseline, judged.stream().map(Judged::finding).toList());
-                out.println("baseline: " + judged.size() + " findings written to " + options.writeBaseline + "; only new ones will fail");
+                out.println("baseline: " + plural(judged.size(), "finding") + " written to " + options.writeBaseline + "; only new ones will fail");
                 out.flush();
                 return ExitCodes.OK;
             }

@@ -168,7 +168,7 @@ class CiIT {
         assertEquals(blockingLine, physical.path("region").path("startLine").asInt());
     }
 
-    /** The README's recipe: the agent in Surefire's argLine, the extension on a test class, then check. */
+    /** The recipe of docs/ci.md: the agent in Surefire's argLine, the extension on a test class, then check. */
     @Test
     void theExtensionFailsExactlyTheOffendingTest() throws Exception {
         Run build = run(project, Map.of(), mvn("test", "-Ploopdiag", "-Dexample.block=true"));
