@@ -7,11 +7,11 @@ import java.util.Map;
 import java.util.WeakHashMap;
 
 /**
- * Where tasks and coroutines were created. Taking a stack costs about 0.7 us here (a
- * {@code Throwable}, whose frames are only decoded when a report needs them), as much as half a
- * task's creation; so the agent takes at most {@link #PER_SECOND} a second, which costs at most
- * 0.07% of one core. A program that creates fewer gets every site; a busy one gets the first ones
- * of each second, and a report says when a site was not recorded.
+ * Where tasks and coroutines were created. Taking a stack (a {@code Throwable}, whose frames are
+ * only decoded when a report needs them) costs about half a task's creation (docs/decisions.md);
+ * so the agent takes at most {@link #PER_SECOND} a second, a bounded cost whatever the program
+ * does. A program that creates fewer gets every site; a busy one gets the first ones of each
+ * second, and a report says when a site was not recorded.
  */
 final class CreationSites {
     static final int PER_SECOND = 1000;

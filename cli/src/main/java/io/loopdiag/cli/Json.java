@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * The CLI's JSON machinery, in one place. The streaming factory is cheap; the mapper (trees,
- * pretty printing) loads some 500 classes, about 0.3 s of a cold start here, so it is made on
- * first use: {@code dump --json} and {@code --help} never pay for it.
+ * pretty printing) loads hundreds of classes, half of a cold start (docs/decisions.md), so it is
+ * made on first use: {@code dump --json} and {@code --help} never pay for it.
  */
 final class Json {
     /** Parsers and generators that read and write as a stream, without trees. */
