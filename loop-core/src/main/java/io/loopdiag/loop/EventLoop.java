@@ -5,8 +5,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.lang.ref.ReferenceQueue;
-import java.lang.ref.WeakReference;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
@@ -14,12 +12,9 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
-import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -76,8 +71,6 @@ public final class EventLoop implements AutoCloseable {
     private static final long FOREVER = -1;
 
     private static final AtomicLong LOOP_IDS = new AtomicLong();
-    private static final Set<LoopRef> LOOPS = ConcurrentHashMap.newKeySet();
-    private static final ReferenceQueue<EventLoop> COLLECTED_LOOPS = new ReferenceQueue<>();
     static final ThreadLocal<EventLoop> RUNNING = new ThreadLocal<>();
 
     private static final VarHandle CURRENT_HANDLE;
@@ -98,7 +91,7 @@ public final class EventLoop implements AutoCloseable {
     private final LoopClock clock;
     private final Selector selector;
     private final Consumer<SelectionKey> onSelected = this::queueReadyChannel;
-    private final LoopRef ref;
+    private final WeakRegistry.Ref<EventLoop> ref;
 
     private final ArrayDeque<Handle> ready = new ArrayDeque<>();
     private final ConcurrentLinkedQueue<Handle> threadsafeQueue = new ConcurrentLinkedQueue<>();
@@ -129,8 +122,8 @@ public final class EventLoop implements AutoCloseable {
     private ExecutorService defaultExecutor;
 
     private long taskIds;
-    private final Set<TaskRef> tasks = ConcurrentHashMap.newKeySet();
-    private final ReferenceQueue<Task<?>> collectedTasks = new ReferenceQueue<>();
+    /** This loop's tasks that have not finished; a task leaves it when it finishes or is collected. */
+    final WeakRegistry<Task<?>> tasks = new WeakRegistry<>(Task::id);
 
     /** Receives exceptions that no future or task can carry (asyncio's exception handler). */
     @FunctionalInterface
@@ -155,9 +148,8 @@ public final class EventLoop implements AutoCloseable {
         }
         this.carrier = LoopCarrier.open(this.name);
         this.clockStampNanos = clock.nanoTime();
-        this.ref = new LoopRef(this);
-        purgeCollected(COLLECTED_LOOPS, LOOPS);
-        LOOPS.add(ref);
+        this.ref = WeakRegistry.LOOPS.newRef(this);
+        WeakRegistry.LOOPS.add(ref);
     }
 
     /**
@@ -243,7 +235,6 @@ public final class EventLoop implements AutoCloseable {
         checkThread();
         checkOpen();
         Task<T> task = new Task<>(this, ++taskIds, coroutine.givenName(), coroutine.consume());
-        purgeCollected(collectedTasks, tasks);
         tasks.add(task.ref);
         ready.add(new Handle(this, task.step));
         return task;
@@ -392,7 +383,7 @@ public final class EventLoop implements AutoCloseable {
         if (carrier != null) {
             carrier.close();
         }
-        LOOPS.remove(ref);
+        WeakRegistry.LOOPS.remove(ref);
     }
 
     /** The loop proper, on the loop's thread: the agent marks the thread as a loop's while it runs. */
@@ -852,15 +843,7 @@ public final class EventLoop implements AutoCloseable {
 
     /** The tasks of this loop that are not done (asyncio's {@code all_tasks}). Any thread. */
     public List<Task<?>> allTasks() {
-        List<Task<?>> pending = new ArrayList<>(tasks.size());
-        for (TaskRef taskRef : tasks) {
-            Task<?> task = taskRef.get();
-            if (task != null && !task.isDone()) {
-                pending.add(task);
-            }
-        }
-        pending.sort((a, b) -> Long.compare(a.id(), b.id()));
-        return pending;
+        return tasks.list(task -> !task.isDone());
     }
 
     /**
@@ -879,16 +862,7 @@ public final class EventLoop implements AutoCloseable {
 
     /** The loops that are open now, oldest first; closed and collected loops are not listed. Any thread. */
     public static List<EventLoop> allLoops() {
-        purgeCollected(COLLECTED_LOOPS, LOOPS);
-        List<EventLoop> open = new ArrayList<>();
-        for (LoopRef loopRef : LOOPS) {
-            EventLoop loop = loopRef.get();
-            if (loop != null && !loop.closed) {
-                open.add(loop);
-            }
-        }
-        open.sort((a, b) -> Long.compare(a.id, b.id));
-        return open;
+        return WeakRegistry.LOOPS.list(loop -> !loop.closed);
     }
 
     /** Handles ready to run in the next run phase (not counting those queued from other threads). */
@@ -920,10 +894,6 @@ public final class EventLoop implements AutoCloseable {
         return clock;
     }
 
-    void unregister(Task<?> task) {
-        tasks.remove(task.ref);
-    }
-
     /**
      * A consistent-enough picture of this loop for dumps, taken from any thread without stopping
      * the loop: like {@code python -m asyncio ps}, it may be torn if the loop moves meanwhile.
@@ -945,41 +915,4 @@ public final class EventLoop implements AutoCloseable {
         return "EventLoop[" + name + (closed ? ", closed" : loopThread != null ? ", running" : "") + "]";
     }
 
-    private static <T> void purgeCollected(ReferenceQueue<T> queue, Set<?> registry) {
-        java.lang.ref.Reference<? extends T> collected;
-        while ((collected = queue.poll()) != null) {
-            registry.remove(collected);
-        }
-    }
-
-    /** Holds a loop weakly: the registry never keeps an application's loop alive. */
-    private static final class LoopRef extends WeakReference<EventLoop> {
-        LoopRef(EventLoop loop) {
-            super(loop, COLLECTED_LOOPS);
-        }
-    }
-
-    /** Holds a task weakly, hashed by its id, so that registering costs no identity hash. */
-    static final class TaskRef extends WeakReference<Task<?>> {
-        private final int hash;
-
-        TaskRef(Task<?> task, ReferenceQueue<Task<?>> queue) {
-            super(task, queue);
-            this.hash = Long.hashCode(task.id());
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return this == other;
-        }
-    }
-
-    ReferenceQueue<Task<?>> collectedTasks() {
-        return collectedTasks;
-    }
 }

@@ -19,7 +19,7 @@ public final class Task<T> extends Future<T> {
     private final String name;
     private final Coroutine.Body<T> body;
     final Step step = new Step(this);
-    final EventLoop.TaskRef ref;
+    final WeakRegistry.Ref<Task<?>> ref;
 
     private Thread thread; // created at the first step
     /** The future this task is suspended on, or null when it runs, is ready to run, or is done. */
@@ -35,7 +35,7 @@ public final class Task<T> extends Future<T> {
         this.id = id;
         this.name = name;
         this.body = body;
-        this.ref = new EventLoop.TaskRef(this, loop.collectedTasks());
+        this.ref = loop.tasks.newRef(this);
     }
 
     /** The task running the calling code, or null if the caller is not inside a task. */
@@ -175,14 +175,14 @@ public final class Task<T> extends Future<T> {
             }
         } finally {
             // Whatever happened, the baton goes back: a loop waiting for it forever is a hung loop.
-            loop.unregister(this);
+            loop.tasks.remove(ref);
             loop.yieldToLoop(true);
         }
     }
 
     private void finishCancelled(String message) {
         super.cancel(message);
-        loop.unregister(this);
+        loop.tasks.remove(ref);
     }
 
     /** Suspends until {@code future} is done; on the task's thread, holding the baton. */
