@@ -5,11 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectableChannel;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -25,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
 
 /**
  * One thread's scheduler, in the style of asyncio's event loop. Each iteration
@@ -89,8 +84,7 @@ public final class EventLoop implements AutoCloseable {
     private final long id;
     private final String name;
     private final LoopClock clock;
-    private final Selector selector;
-    private final Consumer<SelectionKey> onSelected = this::queueReadyChannel;
+    private final LoopSelector selector;
     private final WeakRegistry.Ref<EventLoop> ref;
 
     private final ArrayDeque<Handle> ready = new ArrayDeque<>();
@@ -141,11 +135,7 @@ public final class EventLoop implements AutoCloseable {
         this.id = LOOP_IDS.incrementAndGet();
         this.name = name != null ? name : "loop-" + id;
         this.clock = clock;
-        try {
-            this.selector = Selector.open();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot open a selector", e);
-        }
+        this.selector = new LoopSelector(ready);
         this.carrier = LoopCarrier.open(this.name);
         this.clockStampNanos = clock.nanoTime();
         this.ref = WeakRegistry.LOOPS.newRef(this);
@@ -372,11 +362,7 @@ public final class EventLoop implements AutoCloseable {
         threadsafeQueue.clear();
         timers.clear();
         cancelledTimers = 0;
-        try {
-            selector.close();
-        } catch (IOException ignored) {
-            // Nothing useful to do: the loop is gone either way.
-        }
+        selector.close();
         if (defaultExecutor != null) {
             defaultExecutor.shutdown();
         }
@@ -451,11 +437,13 @@ public final class EventLoop implements AutoCloseable {
     private void pollIo(long timeoutNanos) {
         try {
             if (timeoutNanos == 0) {
-                if (selector.keys().isEmpty() || ++iterationsSinceIoPoll < MAX_ITERATIONS_WITHOUT_IO_POLL) {
+                if (++iterationsSinceIoPoll < MAX_ITERATIONS_WITHOUT_IO_POLL) {
                     return;
                 }
                 iterationsSinceIoPoll = 0;
-                selector.selectNow(onSelected);
+                if (selector.hasChannels()) {
+                    selector.selectNow();
+                }
                 return;
             }
             iterationsSinceIoPoll = 0;
@@ -465,7 +453,7 @@ public final class EventLoop implements AutoCloseable {
                 waitNanos = 0; // queued before the flag was seen: do not sleep on it
             }
             if (waitNanos == 0) {
-                selector.selectNow(onSelected);
+                selector.selectNow();
             } else {
                 waitForIo(waitNanos);
             }
@@ -481,22 +469,7 @@ public final class EventLoop implements AutoCloseable {
      * as a blocking call.
      */
     private void waitForIo(long waitNanos) throws IOException {
-        if (waitNanos < 0) {
-            selector.select(onSelected);
-        } else {
-            selector.select(onSelected, Math.max(1, (waitNanos + 999_999) / 1_000_000));
-        }
-    }
-
-    private void queueReadyChannel(SelectionKey key) {
-        IoRegistration io = (IoRegistration) key.attachment();
-        int readyOps = key.readyOps();
-        if (io.reader != null && (readyOps & (SelectionKey.OP_READ | SelectionKey.OP_ACCEPT)) != 0) {
-            ready.add(io.reader);
-        }
-        if (io.writer != null && (readyOps & (SelectionKey.OP_WRITE | SelectionKey.OP_CONNECT)) != 0) {
-            ready.add(io.writer);
-        }
+        selector.select(waitNanos);
     }
 
     private void queueDueTimers() {
@@ -636,12 +609,6 @@ public final class EventLoop implements AutoCloseable {
 
     // ---- I/O ----------------------------------------------------------------------------------
 
-    /** The reader and writer callbacks of one registered channel. */
-    private static final class IoRegistration {
-        Handle reader;
-        Handle writer;
-    }
-
     /**
      * Calls {@code callback} each time {@code channel} (non-blocking) is readable, or for a server
      * channel has a connection to accept, until {@link #removeReader}. Replaces a previous reader.
@@ -664,50 +631,13 @@ public final class EventLoop implements AutoCloseable {
         return setIoCallback(channel, null, false);
     }
 
-    /** Sets or (callback null) clears one side; returns whether a callback was there before. */
     private boolean setIoCallback(SelectableChannel channel, Runnable callback, boolean reading) {
         checkThread();
-        if (callback != null) {
-            checkOpen();
+        if (callback == null) {
+            return selector.setIoCallback(channel, null, reading);
         }
-        SelectionKey key = channel.keyFor(selector);
-        IoRegistration io;
-        if (key == null || !key.isValid()) {
-            if (callback == null) {
-                return false;
-            }
-            io = new IoRegistration();
-            try {
-                key = channel.register(selector, 0, io);
-            } catch (ClosedChannelException e) {
-                throw new UncheckedIOException("channel is closed: " + channel, e);
-            }
-        } else {
-            io = (IoRegistration) key.attachment();
-        }
-        Handle previous = reading ? io.reader : io.writer;
-        if (previous != null) {
-            previous.cancel(); // it may be queued in this iteration's ready handles
-        }
-        Handle next = callback == null ? null : new Handle(this, callback);
-        if (reading) {
-            io.reader = next;
-        } else {
-            io.writer = next;
-        }
-        int ops = 0;
-        if (io.reader != null) {
-            ops |= (channel.validOps() & SelectionKey.OP_ACCEPT) != 0 ? SelectionKey.OP_ACCEPT : SelectionKey.OP_READ;
-        }
-        if (io.writer != null) {
-            // OP_CONNECT is polled only while a connect is pending; OP_WRITE serves once it is done.
-            ops |= channel instanceof SocketChannel socket && socket.isConnectionPending()
-                    ? SelectionKey.OP_CONNECT | SelectionKey.OP_WRITE : SelectionKey.OP_WRITE;
-        }
-        // A key with no interest stays registered: cancelling it and registering the channel
-        // again before the next select would throw CancelledKeyException.
-        key.interestOps(ops);
-        return previous != null;
+        checkOpen();
+        return selector.setIoCallback(channel, new Handle(this, callback), reading);
     }
 
     // ---- worker threads -----------------------------------------------------------------------
