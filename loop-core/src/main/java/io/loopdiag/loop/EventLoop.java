@@ -20,7 +20,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * One thread's scheduler, in the style of asyncio's event loop. Each iteration
@@ -96,17 +95,11 @@ public final class EventLoop implements AutoCloseable {
     @SuppressWarnings("unused") // through WAKEUP_NEEDED: true while the loop may block in select
     private volatile boolean wakeupNeeded;
 
-    /** Carries the loop's and its tasks' virtual threads; null when the JDK does not allow it. */
-    private final LoopCarrier carrier;
-    /** The thread running {@link #runForever()}, or null when the loop is not running. */
-    private volatile Thread loopThread;
-    /** The thread allowed to run loop code now: the loop's, or the task it handed the baton to. */
-    private volatile Thread batonHolder;
+    /** Which thread may run the loop's code now: the loop's, or the task it stepped. */
+    final Baton baton;
     private boolean stopping;
     private volatile boolean closed;
 
-    /** The task holding the baton, or null while the loop itself runs. */
-    volatile Task<?> currentTask;
     @SuppressWarnings("unused") // through CURRENT_HANDLE: the handle being dispatched, for snapshots
     private Handle currentHandle;
     private long dispatchCount;
@@ -136,7 +129,7 @@ public final class EventLoop implements AutoCloseable {
         this.name = name != null ? name : "loop-" + id;
         this.clock = clock;
         this.selector = new LoopSelector(ready);
-        this.carrier = LoopCarrier.open(this.name);
+        this.baton = new Baton(this, LoopCarrier.open(this.name));
         this.clockStampNanos = clock.nanoTime();
         this.ref = WeakRegistry.LOOPS.newRef(this);
         WeakRegistry.LOOPS.add(ref);
@@ -243,7 +236,7 @@ public final class EventLoop implements AutoCloseable {
      */
     public void runForever() {
         checkOpen();
-        if (loopThread != null) {
+        if (isRunning()) {
             throw new IllegalStateException("event loop '" + name + "' is already running");
         }
         if (RUNNING.get() != null || Task.CURRENT.get() != null) {
@@ -255,16 +248,14 @@ public final class EventLoop implements AutoCloseable {
             runOnVirtualThread();
             return;
         }
-        loopThread = me;
-        batonHolder = me;
+        baton.loopStarted();
         RUNNING.set(this);
         try {
             runIterations();
         } finally {
             stopping = false;
             RUNNING.remove();
-            batonHolder = null;
-            loopThread = null;
+            baton.loopStopped();
         }
     }
 
@@ -278,8 +269,7 @@ public final class EventLoop implements AutoCloseable {
             }
         };
         String threadName = "loopdiag-loop-" + name;
-        Thread thread = carrier == null ? Thread.ofVirtual().name(threadName).unstarted(body)
-                : carrier.newThread(threadName, body);
+        Thread thread = baton.newLoopThread(threadName, body);
         thread.start();
         boolean interrupted = false;
         while (true) {
@@ -337,7 +327,7 @@ public final class EventLoop implements AutoCloseable {
     }
 
     public boolean isRunning() {
-        return loopThread != null;
+        return baton.loopThread() != null;
     }
 
     public boolean isClosed() {
@@ -351,7 +341,7 @@ public final class EventLoop implements AutoCloseable {
     @Override
     public void close() {
         checkThread();
-        if (loopThread != null) {
+        if (isRunning()) {
             throw new IllegalStateException("cannot close event loop '" + name + "' while it is running");
         }
         if (closed) {
@@ -366,9 +356,7 @@ public final class EventLoop implements AutoCloseable {
         if (defaultExecutor != null) {
             defaultExecutor.shutdown();
         }
-        if (carrier != null) {
-            carrier.close();
-        }
+        baton.close();
         WeakRegistry.LOOPS.remove(ref);
     }
 
@@ -519,67 +507,12 @@ public final class EventLoop implements AutoCloseable {
         }
     }
 
-    // ---- the baton ----------------------------------------------------------------------------
-
-    /** Loop side of a task step: hands the baton to the task's thread and waits until it comes back. */
-    void runTaskStep(Task<?> task, Thread taskThread, boolean start) {
-        currentTask = task;
-        batonHolder = taskThread;
-        if (start) {
-            if (carrier != null) {
-                carrier.adopt(taskThread); // created on the loop's thread, it has the loop's scheduler
-            }
-            taskThread.start();
-        } else {
-            LockSupport.unpark(taskThread);
-        }
-        awaitBaton();
-        currentTask = null;
-    }
-
-    /** Task side: gives the baton back to the loop and, unless {@code finished}, waits for it again. */
-    void yieldToLoop(boolean finished) {
-        Thread loop = loopThread;
-        if (finished && carrier != null) {
-            carrier.release(Thread.currentThread());
-        }
-        batonHolder = loop;
-        LockSupport.unpark(loop);
-        if (!finished) {
-            awaitBaton();
-        }
-    }
-
-    /** Parks until this thread holds the baton. An interrupt is kept for the code that runs next. */
-    void awaitBaton() {
-        Thread me = Thread.currentThread();
-        boolean interrupted = false;
-        while (batonHolder != me) {
-            LockSupport.park(this);
-            if (Thread.interrupted()) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            me.interrupt();
-        }
-    }
-
     /**
      * Throws IllegalStateException unless the calling thread may use this loop now: the loop's own
      * thread or its running task's, or any thread while the loop is not running.
      */
     public void checkThread() {
-        Thread holder = batonHolder;
-        if (holder != null && holder != Thread.currentThread()) {
-            throw new IllegalStateException("event loop '" + name + "' is running on " + describe(loopThread)
-                    + "; it was called from " + describe(Thread.currentThread())
-                    + ". Use callSoonThreadsafe to reach it from another thread.");
-        }
-    }
-
-    private static String describe(Thread thread) {
-        return thread == null ? "no thread" : "thread '" + thread.getName() + "' (#" + thread.threadId() + ")";
+        baton.check();
     }
 
     private void checkOpen() {
@@ -768,7 +701,7 @@ public final class EventLoop implements AutoCloseable {
 
     /** The thread running the loop, or null when it is not running. */
     public Thread thread() {
-        return loopThread;
+        return baton.loopThread();
     }
 
     /** The tasks of this loop that are not done (asyncio's {@code all_tasks}). Any thread. */
@@ -787,7 +720,7 @@ public final class EventLoop implements AutoCloseable {
 
     /** The task running now on this loop, or null. */
     public Task<?> currentTask() {
-        return currentTask;
+        return baton.task();
     }
 
     /** The loops that are open now, oldest first; closed and collected loops are not listed. Any thread. */
@@ -842,7 +775,7 @@ public final class EventLoop implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "EventLoop[" + name + (closed ? ", closed" : loopThread != null ? ", running" : "") + "]";
+        return "EventLoop[" + name + (closed ? ", closed" : isRunning() ? ", running" : "") + "]";
     }
 
 }

@@ -142,9 +142,9 @@ public final class Task<T> extends Future<T> {
                 return;
             }
             thread = Thread.ofVirtual().unstarted(this::runCoroutine);
-            loop.runTaskStep(this, thread, true);
+            loop.baton.runTaskStep(this, thread, true);
         } else if (suspended) {
-            loop.runTaskStep(this, thread, false);
+            loop.baton.runTaskStep(this, thread, false);
         }
     }
 
@@ -152,7 +152,7 @@ public final class Task<T> extends Future<T> {
 
     private void runCoroutine() {
         CURRENT.set(this);
-        loop.awaitBaton();
+        loop.baton.awaitBaton();
         T value = null;
         Throwable failure = null;
         boolean cancelled = false;
@@ -176,7 +176,7 @@ public final class Task<T> extends Future<T> {
         } finally {
             // Whatever happened, the baton goes back: a loop waiting for it forever is a hung loop.
             loop.tasks.remove(ref);
-            loop.yieldToLoop(true);
+            loop.baton.yieldToLoop(true);
         }
     }
 
@@ -214,7 +214,7 @@ public final class Task<T> extends Future<T> {
     private void suspend() {
         suspendedSinceNanos = loop.clockStampNanos();
         suspended = true;
-        loop.yieldToLoop(false);
+        loop.baton.yieldToLoop(false);
         suspended = false;
         if (mustCancel) {
             mustCancel = false;
