@@ -22,27 +22,32 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One thread's scheduler, in the style of asyncio's event loop. Each iteration
- * ({@link #runOnce()}):
+ * One thread's scheduler, in the style of asyncio's event loop. It runs iterations until
+ * {@link #stop()}; each iteration ({@code runOnce}, asyncio's {@code _run_once}) has six phases, a
+ * method each, in this order:
  * <ol>
- *   <li>takes the callbacks scheduled from other threads with {@link #callSoonThreadsafe};</li>
- *   <li>purges cancelled timers lazily;</li>
- *   <li>computes the select timeout: 0 if anything is ready, else until the earliest timer;</li>
- *   <li>selects, and queues the callbacks of ready channels;</li>
- *   <li>moves due timers to the ready queue;</li>
- *   <li>runs exactly the handles that were ready when this phase began: callbacks scheduled now
- *       run in the next iteration.</li>
+ *   <li>{@code takeThreadsafeCallbacks}: the callbacks other threads scheduled with
+ *       {@link #callSoonThreadsafe} join the ready queue;</li>
+ *   <li>{@code purgeCancelledTimers}: cancelled timers leave the timer heap;</li>
+ *   <li>{@code selectTimeoutNanos}: 0 if anything is ready, else until the earliest timer;</li>
+ *   <li>{@code pollIo}: the selector queues the handles of ready channels, waiting for one in
+ *       {@code waitForIo} only if nothing is ready;</li>
+ *   <li>{@code queueDueTimers}: due timers join the ready queue;</li>
+ *   <li>{@code runReady}: runs exactly the handles that were ready when this phase began: callbacks
+ *       scheduled now run in the next iteration.</li>
  * </ol>
- * {@link #dispatch} is the one method that invokes callbacks; the agent times it.
+ * {@code dispatch} is the one method that invokes callbacks. It publishes the handle it runs and
+ * counts dispatches ({@link #currentHandle()}, {@link #dispatchCount()}); the agent finds a slow
+ * callback by sampling those from a watchdog thread, with nothing woven into the dispatch itself.
  *
  * <p>The loop runs on a virtual thread ({@link #runForever()} called from a platform thread
  * starts one and joins it), and each {@link Task} on a virtual thread of its own; exactly one of
- * them holds the baton and runs at a time. Where the JDK allows it, all of them are carried by one
- * platform thread of the loop's own ({@link LoopCarrier}). The loop's methods may be called only by the thread
- * holding the baton (the loop's or the running task's) or, while the loop is not running, by any
- * one thread; other threads use {@link #callSoonThreadsafe}. A wrong-thread call throws
- * {@link IllegalStateException} at once. The {@code snapshot} and {@code is*} queries may be called
- * from any thread.
+ * them holds the baton ({@link Baton}) and runs at a time. Where the JDK allows it, all of them are
+ * carried by one platform thread of the loop's own ({@link LoopCarrier}). The loop's methods may be
+ * called only by the thread holding the baton (the loop's or the running task's) or, while the
+ * loop is not running, by any one thread; other threads use {@link #callSoonThreadsafe}. A
+ * wrong-thread call throws {@link IllegalStateException} at once. The {@code snapshot} and
+ * {@code is*} queries may be called from any thread.
  */
 public final class EventLoop implements AutoCloseable {
 
@@ -199,6 +204,11 @@ public final class EventLoop implements AutoCloseable {
         timer.inHeap = true;
         timers.add(timer);
         return timer;
+    }
+
+    /** A timer in the heap was cancelled: {@code purgeCancelledTimers} removes it later. */
+    void timerCancelled() {
+        cancelledTimers++;
     }
 
     /** The loop's monotonic clock in nanoseconds (asyncio's {@code loop.time()}). */
@@ -360,6 +370,8 @@ public final class EventLoop implements AutoCloseable {
         WeakRegistry.LOOPS.remove(ref);
     }
 
+    // ---- the loop proper: one iteration, phase by phase ---------------------------------------
+
     /** The loop proper, on the loop's thread: the agent marks the thread as a loop's while it runs. */
     private void runIterations() {
         do {
@@ -367,11 +379,12 @@ public final class EventLoop implements AutoCloseable {
         } while (!stopping);
     }
 
-    /** One iteration, in the order of the class comment. */
+    /** One iteration (asyncio's {@code _run_once}): the phases of the class comment, in its order. */
     private void runOnce() {
         takeThreadsafeCallbacks();
         purgeCancelledTimers();
-        pollIo(selectTimeoutNanos());
+        long timeoutNanos = selectTimeoutNanos();
+        pollIo(timeoutNanos);
         queueDueTimers();
         runReady();
     }
@@ -422,6 +435,7 @@ public final class EventLoop implements AutoCloseable {
         return Math.max(0, earliest.deadlineNanos - timeNanos());
     }
 
+    /** With handles ready (timeout 0), polls only every {@link #MAX_ITERATIONS_WITHOUT_IO_POLL} iterations. */
     private void pollIo(long timeoutNanos) {
         try {
             if (timeoutNanos == 0) {
@@ -453,8 +467,8 @@ public final class EventLoop implements AutoCloseable {
 
     /**
      * The loop's own wait: blocks in select for up to {@code waitNanos} (negative: until woken).
-     * The only place the loop thread blocks outside the baton hand-off; the agent does not count it
-     * as a blocking call.
+     * The only place the loop thread blocks outside the baton hand-off; the agent marks the thread
+     * idle inside it, so the wait is not counted as a blocking call.
      */
     private void waitForIo(long waitNanos) throws IOException {
         selector.select(waitNanos);
@@ -482,7 +496,8 @@ public final class EventLoop implements AutoCloseable {
     }
 
     private void runReady() {
-        // Only the handles ready now: what they schedule runs next iteration (asyncio's rule).
+        // Only the handles ready now (asyncio's rule): a callback that keeps scheduling itself
+        // cannot starve I/O and timers, which join the queue between iterations.
         for (int n = ready.size(); n > 0; n--) {
             Handle handle = ready.poll();
             if (!handle.isCancelled()) {
@@ -491,7 +506,11 @@ public final class EventLoop implements AutoCloseable {
         }
     }
 
-    /** The single place where callbacks are invoked; an exception goes to the exception handler. */
+    /**
+     * The single place where callbacks are invoked; an exception goes to the exception handler.
+     * What it publishes ({@link #currentHandle()}, {@link #dispatchCount()}) is what the agent's
+     * watchdog samples, and a callback's stack in a snapshot ends above this frame.
+     */
     private void dispatch(Handle handle) {
         CURRENT_HANDLE.setOpaque(this, handle);
         if ((++dispatchCount & CLOCK_STAMP_EVERY_MASK) == 0) {
@@ -505,39 +524,6 @@ public final class EventLoop implements AutoCloseable {
         } finally {
             CURRENT_HANDLE.setOpaque(this, null);
         }
-    }
-
-    /**
-     * Throws IllegalStateException unless the calling thread may use this loop now: the loop's own
-     * thread or its running task's, or any thread while the loop is not running.
-     */
-    public void checkThread() {
-        baton.check();
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new IllegalStateException("event loop '" + name + "' is closed");
-        }
-    }
-
-    private static Runnable requireCallback(Runnable callback) {
-        if (callback == null) {
-            throw new NullPointerException("callback");
-        }
-        return callback;
-    }
-
-    private static long saturatedNanos(Duration duration) {
-        try {
-            return duration.toNanos();
-        } catch (ArithmeticException tooLong) {
-            return Long.MAX_VALUE;
-        }
-    }
-
-    void timerCancelled() {
-        cancelledTimers++;
     }
 
     // ---- I/O ----------------------------------------------------------------------------------
@@ -778,4 +764,34 @@ public final class EventLoop implements AutoCloseable {
         return "EventLoop[" + name + (closed ? ", closed" : isRunning() ? ", running" : "") + "]";
     }
 
+    // ---- checks -------------------------------------------------------------------------------
+
+    /**
+     * Throws IllegalStateException unless the calling thread may use this loop now: the loop's own
+     * thread or its running task's, or any thread while the loop is not running.
+     */
+    public void checkThread() {
+        baton.check();
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("event loop '" + name + "' is closed");
+        }
+    }
+
+    private static Runnable requireCallback(Runnable callback) {
+        if (callback == null) {
+            throw new NullPointerException("callback");
+        }
+        return callback;
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
+    }
 }
