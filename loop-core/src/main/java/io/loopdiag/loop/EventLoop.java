@@ -57,13 +57,15 @@ public final class EventLoop implements AutoCloseable {
     private static final double MIN_CANCELLED_TIMER_FRACTION = 0.5;
     /**
      * With callbacks ready (select timeout 0), poll the selector only every this many iterations:
-     * a {@code selectNow} costs about 0.3 us, ten times a callback, and a callback chain runs one
-     * callback per iteration. I/O is still polled at once whenever the loop would wait.
+     * a {@code selectNow} costs about twenty callbacks (docs/decisions.md, "loop-core's cost
+     * decisions"), and a callback chain runs one callback per iteration. I/O is still polled at
+     * once whenever the loop would wait.
      */
     private static final int MAX_ITERATIONS_WITHOUT_IO_POLL = 64;
     /**
      * Read the clock every this many dispatches (a mask), so that "running since" in a snapshot is
-     * at most that many callbacks early; {@code nanoTime} costs about 26 ns here, as much as a callback.
+     * at most that many callbacks early: a {@code nanoTime} costs about as much as a callback (see
+     * docs/decisions.md).
      */
     private static final int CLOCK_STAMP_EVERY_MASK = 63;
     /** A time-out meaning "wait until something happens". */
