@@ -5,21 +5,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.lang.ref.ReferenceQueue;
-import java.lang.ref.WeakReference;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectableChannel;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
-import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -29,31 +20,34 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
 
 /**
- * One thread's scheduler, in the style of asyncio's event loop. Each iteration
- * ({@link #runOnce()}):
+ * One thread's scheduler, in the style of asyncio's event loop. It runs iterations until
+ * {@link #stop()}; each iteration ({@code runOnce}, asyncio's {@code _run_once}) has six phases, a
+ * method each, in this order:
  * <ol>
- *   <li>takes the callbacks scheduled from other threads with {@link #callSoonThreadsafe};</li>
- *   <li>purges cancelled timers lazily;</li>
- *   <li>computes the select timeout: 0 if anything is ready, else until the earliest timer;</li>
- *   <li>selects, and queues the callbacks of ready channels;</li>
- *   <li>moves due timers to the ready queue;</li>
- *   <li>runs exactly the handles that were ready when this phase began: callbacks scheduled now
- *       run in the next iteration.</li>
+ *   <li>{@code takeThreadsafeCallbacks}: the callbacks other threads scheduled with
+ *       {@link #callSoonThreadsafe} join the ready queue;</li>
+ *   <li>{@code purgeCancelledTimers}: cancelled timers leave the timer heap;</li>
+ *   <li>{@code selectTimeoutNanos}: 0 if anything is ready, else until the earliest timer;</li>
+ *   <li>{@code pollIo}: the selector queues the handles of ready channels, waiting for one in
+ *       {@code waitForIo} only if nothing is ready;</li>
+ *   <li>{@code queueDueTimers}: due timers join the ready queue;</li>
+ *   <li>{@code runReady}: runs exactly the handles that were ready when this phase began: callbacks
+ *       scheduled now run in the next iteration.</li>
  * </ol>
- * {@link #dispatch} is the one method that invokes callbacks; the agent times it.
+ * {@code dispatch} is the one method that invokes callbacks. It publishes the handle it runs and
+ * counts dispatches ({@link #currentHandle()}, {@link #dispatchCount()}); the agent finds a slow
+ * callback by sampling those from a watchdog thread, with nothing woven into the dispatch itself.
  *
  * <p>The loop runs on a virtual thread ({@link #runForever()} called from a platform thread
  * starts one and joins it), and each {@link Task} on a virtual thread of its own; exactly one of
- * them holds the baton and runs at a time. Where the JDK allows it, all of them are carried by one
- * platform thread of the loop's own ({@link LoopCarrier}). The loop's methods may be called only by the thread
- * holding the baton (the loop's or the running task's) or, while the loop is not running, by any
- * one thread; other threads use {@link #callSoonThreadsafe}. A wrong-thread call throws
- * {@link IllegalStateException} at once. The {@code snapshot} and {@code is*} queries may be called
- * from any thread.
+ * them holds the baton ({@link Baton}) and runs at a time. Where the JDK allows it, all of them are
+ * carried by one platform thread of the loop's own ({@link LoopCarrier}). The loop's methods may be
+ * called only by the thread holding the baton (the loop's or the running task's) or, while the
+ * loop is not running, by any one thread; other threads use {@link #callSoonThreadsafe}. A
+ * wrong-thread call throws {@link IllegalStateException} at once. The {@code snapshot} and
+ * {@code is*} queries may be called from any thread.
  */
 public final class EventLoop implements AutoCloseable {
 
@@ -63,21 +57,21 @@ public final class EventLoop implements AutoCloseable {
     private static final double MIN_CANCELLED_TIMER_FRACTION = 0.5;
     /**
      * With callbacks ready (select timeout 0), poll the selector only every this many iterations:
-     * a {@code selectNow} costs about 0.3 us, ten times a callback, and a callback chain runs one
-     * callback per iteration. I/O is still polled at once whenever the loop would wait.
+     * a {@code selectNow} costs about twenty callbacks (docs/decisions.md, "loop-core's cost
+     * decisions"), and a callback chain runs one callback per iteration. I/O is still polled at
+     * once whenever the loop would wait.
      */
     private static final int MAX_ITERATIONS_WITHOUT_IO_POLL = 64;
     /**
      * Read the clock every this many dispatches (a mask), so that "running since" in a snapshot is
-     * at most that many callbacks early; {@code nanoTime} costs about 26 ns here, as much as a callback.
+     * at most that many callbacks early: a {@code nanoTime} costs about as much as a callback (see
+     * docs/decisions.md).
      */
     private static final int CLOCK_STAMP_EVERY_MASK = 63;
     /** A time-out meaning "wait until something happens". */
     private static final long FOREVER = -1;
 
     private static final AtomicLong LOOP_IDS = new AtomicLong();
-    private static final Set<LoopRef> LOOPS = ConcurrentHashMap.newKeySet();
-    private static final ReferenceQueue<EventLoop> COLLECTED_LOOPS = new ReferenceQueue<>();
     static final ThreadLocal<EventLoop> RUNNING = new ThreadLocal<>();
 
     private static final VarHandle CURRENT_HANDLE;
@@ -96,9 +90,8 @@ public final class EventLoop implements AutoCloseable {
     private final long id;
     private final String name;
     private final LoopClock clock;
-    private final Selector selector;
-    private final Consumer<SelectionKey> onSelected = this::queueReadyChannel;
-    private final LoopRef ref;
+    private final LoopSelector selector;
+    private final WeakRegistry.Ref<EventLoop> ref;
 
     private final ArrayDeque<Handle> ready = new ArrayDeque<>();
     private final ConcurrentLinkedQueue<Handle> threadsafeQueue = new ConcurrentLinkedQueue<>();
@@ -109,17 +102,11 @@ public final class EventLoop implements AutoCloseable {
     @SuppressWarnings("unused") // through WAKEUP_NEEDED: true while the loop may block in select
     private volatile boolean wakeupNeeded;
 
-    /** Carries the loop's and its tasks' virtual threads; null when the JDK does not allow it. */
-    private final LoopCarrier carrier;
-    /** The thread running {@link #runForever()}, or null when the loop is not running. */
-    private volatile Thread loopThread;
-    /** The thread allowed to run loop code now: the loop's, or the task it handed the baton to. */
-    private volatile Thread batonHolder;
+    /** Which thread may run the loop's code now: the loop's, or the task it stepped. */
+    final Baton baton;
     private boolean stopping;
     private volatile boolean closed;
 
-    /** The task holding the baton, or null while the loop itself runs. */
-    volatile Task<?> currentTask;
     @SuppressWarnings("unused") // through CURRENT_HANDLE: the handle being dispatched, for snapshots
     private Handle currentHandle;
     private long dispatchCount;
@@ -129,8 +116,8 @@ public final class EventLoop implements AutoCloseable {
     private ExecutorService defaultExecutor;
 
     private long taskIds;
-    private final Set<TaskRef> tasks = ConcurrentHashMap.newKeySet();
-    private final ReferenceQueue<Task<?>> collectedTasks = new ReferenceQueue<>();
+    /** This loop's tasks that have not finished; a task leaves it when it finishes or is collected. */
+    final WeakRegistry<Task<?>> tasks = new WeakRegistry<>(Task::id);
 
     /** Receives exceptions that no future or task can carry (asyncio's exception handler). */
     @FunctionalInterface
@@ -148,16 +135,11 @@ public final class EventLoop implements AutoCloseable {
         this.id = LOOP_IDS.incrementAndGet();
         this.name = name != null ? name : "loop-" + id;
         this.clock = clock;
-        try {
-            this.selector = Selector.open();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot open a selector", e);
-        }
-        this.carrier = LoopCarrier.open(this.name);
+        this.selector = new LoopSelector(ready);
+        this.baton = new Baton(this, LoopCarrier.open(this.name));
         this.clockStampNanos = clock.nanoTime();
-        this.ref = new LoopRef(this);
-        purgeCollected(COLLECTED_LOOPS, LOOPS);
-        LOOPS.add(ref);
+        this.ref = WeakRegistry.LOOPS.newRef(this);
+        WeakRegistry.LOOPS.add(ref);
     }
 
     /**
@@ -226,6 +208,11 @@ public final class EventLoop implements AutoCloseable {
         return timer;
     }
 
+    /** A timer in the heap was cancelled: {@code purgeCancelledTimers} removes it later. */
+    void timerCancelled() {
+        cancelledTimers++;
+    }
+
     /** The loop's monotonic clock in nanoseconds (asyncio's {@code loop.time()}). */
     public long timeNanos() {
         long now = clock.nanoTime();
@@ -243,7 +230,6 @@ public final class EventLoop implements AutoCloseable {
         checkThread();
         checkOpen();
         Task<T> task = new Task<>(this, ++taskIds, coroutine.givenName(), coroutine.consume());
-        purgeCollected(collectedTasks, tasks);
         tasks.add(task.ref);
         ready.add(new Handle(this, task.step));
         return task;
@@ -262,7 +248,7 @@ public final class EventLoop implements AutoCloseable {
      */
     public void runForever() {
         checkOpen();
-        if (loopThread != null) {
+        if (isRunning()) {
             throw new IllegalStateException("event loop '" + name + "' is already running");
         }
         if (RUNNING.get() != null || Task.CURRENT.get() != null) {
@@ -274,16 +260,14 @@ public final class EventLoop implements AutoCloseable {
             runOnVirtualThread();
             return;
         }
-        loopThread = me;
-        batonHolder = me;
+        baton.loopStarted();
         RUNNING.set(this);
         try {
             runIterations();
         } finally {
             stopping = false;
             RUNNING.remove();
-            batonHolder = null;
-            loopThread = null;
+            baton.loopStopped();
         }
     }
 
@@ -297,8 +281,7 @@ public final class EventLoop implements AutoCloseable {
             }
         };
         String threadName = "loopdiag-loop-" + name;
-        Thread thread = carrier == null ? Thread.ofVirtual().name(threadName).unstarted(body)
-                : carrier.newThread(threadName, body);
+        Thread thread = baton.newLoopThread(threadName, body);
         thread.start();
         boolean interrupted = false;
         while (true) {
@@ -356,7 +339,7 @@ public final class EventLoop implements AutoCloseable {
     }
 
     public boolean isRunning() {
-        return loopThread != null;
+        return baton.loopThread() != null;
     }
 
     public boolean isClosed() {
@@ -370,7 +353,7 @@ public final class EventLoop implements AutoCloseable {
     @Override
     public void close() {
         checkThread();
-        if (loopThread != null) {
+        if (isRunning()) {
             throw new IllegalStateException("cannot close event loop '" + name + "' while it is running");
         }
         if (closed) {
@@ -381,19 +364,15 @@ public final class EventLoop implements AutoCloseable {
         threadsafeQueue.clear();
         timers.clear();
         cancelledTimers = 0;
-        try {
-            selector.close();
-        } catch (IOException ignored) {
-            // Nothing useful to do: the loop is gone either way.
-        }
+        selector.close();
         if (defaultExecutor != null) {
             defaultExecutor.shutdown();
         }
-        if (carrier != null) {
-            carrier.close();
-        }
-        LOOPS.remove(ref);
+        baton.close();
+        WeakRegistry.LOOPS.remove(ref);
     }
+
+    // ---- the loop proper: one iteration, phase by phase ---------------------------------------
 
     /** The loop proper, on the loop's thread: the agent marks the thread as a loop's while it runs. */
     private void runIterations() {
@@ -402,11 +381,12 @@ public final class EventLoop implements AutoCloseable {
         } while (!stopping);
     }
 
-    /** One iteration, in the order of the class comment. */
+    /** One iteration (asyncio's {@code _run_once}): the phases of the class comment, in its order. */
     private void runOnce() {
         takeThreadsafeCallbacks();
         purgeCancelledTimers();
-        pollIo(selectTimeoutNanos());
+        long timeoutNanos = selectTimeoutNanos();
+        pollIo(timeoutNanos);
         queueDueTimers();
         runReady();
     }
@@ -457,14 +437,17 @@ public final class EventLoop implements AutoCloseable {
         return Math.max(0, earliest.deadlineNanos - timeNanos());
     }
 
+    /** With handles ready (timeout 0), polls only every {@link #MAX_ITERATIONS_WITHOUT_IO_POLL} iterations. */
     private void pollIo(long timeoutNanos) {
         try {
             if (timeoutNanos == 0) {
-                if (selector.keys().isEmpty() || ++iterationsSinceIoPoll < MAX_ITERATIONS_WITHOUT_IO_POLL) {
+                if (++iterationsSinceIoPoll < MAX_ITERATIONS_WITHOUT_IO_POLL) {
                     return;
                 }
                 iterationsSinceIoPoll = 0;
-                selector.selectNow(onSelected);
+                if (selector.hasChannels()) {
+                    selector.selectNow();
+                }
                 return;
             }
             iterationsSinceIoPoll = 0;
@@ -474,7 +457,7 @@ public final class EventLoop implements AutoCloseable {
                 waitNanos = 0; // queued before the flag was seen: do not sleep on it
             }
             if (waitNanos == 0) {
-                selector.selectNow(onSelected);
+                selector.selectNow();
             } else {
                 waitForIo(waitNanos);
             }
@@ -486,26 +469,11 @@ public final class EventLoop implements AutoCloseable {
 
     /**
      * The loop's own wait: blocks in select for up to {@code waitNanos} (negative: until woken).
-     * The only place the loop thread blocks outside the baton hand-off; the agent does not count it
-     * as a blocking call.
+     * The only place the loop thread blocks outside the baton hand-off; the agent marks the thread
+     * idle inside it, so the wait is not counted as a blocking call.
      */
     private void waitForIo(long waitNanos) throws IOException {
-        if (waitNanos < 0) {
-            selector.select(onSelected);
-        } else {
-            selector.select(onSelected, Math.max(1, (waitNanos + 999_999) / 1_000_000));
-        }
-    }
-
-    private void queueReadyChannel(SelectionKey key) {
-        IoRegistration io = (IoRegistration) key.attachment();
-        int readyOps = key.readyOps();
-        if (io.reader != null && (readyOps & (SelectionKey.OP_READ | SelectionKey.OP_ACCEPT)) != 0) {
-            ready.add(io.reader);
-        }
-        if (io.writer != null && (readyOps & (SelectionKey.OP_WRITE | SelectionKey.OP_CONNECT)) != 0) {
-            ready.add(io.writer);
-        }
+        selector.select(waitNanos);
     }
 
     private void queueDueTimers() {
@@ -530,7 +498,8 @@ public final class EventLoop implements AutoCloseable {
     }
 
     private void runReady() {
-        // Only the handles ready now: what they schedule runs next iteration (asyncio's rule).
+        // Only the handles ready now (asyncio's rule): a callback that keeps scheduling itself
+        // cannot starve I/O and timers, which join the queue between iterations.
         for (int n = ready.size(); n > 0; n--) {
             Handle handle = ready.poll();
             if (!handle.isCancelled()) {
@@ -539,7 +508,11 @@ public final class EventLoop implements AutoCloseable {
         }
     }
 
-    /** The single place where callbacks are invoked; an exception goes to the exception handler. */
+    /**
+     * The single place where callbacks are invoked; an exception goes to the exception handler.
+     * What it publishes ({@link #currentHandle()}, {@link #dispatchCount()}) is what the agent's
+     * watchdog samples, and a callback's stack in a snapshot ends above this frame.
+     */
     private void dispatch(Handle handle) {
         CURRENT_HANDLE.setOpaque(this, handle);
         if ((++dispatchCount & CLOCK_STAMP_EVERY_MASK) == 0) {
@@ -555,101 +528,7 @@ public final class EventLoop implements AutoCloseable {
         }
     }
 
-    // ---- the baton ----------------------------------------------------------------------------
-
-    /** Loop side of a task step: hands the baton to the task's thread and waits until it comes back. */
-    void runTaskStep(Task<?> task, Thread taskThread, boolean start) {
-        currentTask = task;
-        batonHolder = taskThread;
-        if (start) {
-            if (carrier != null) {
-                carrier.adopt(taskThread); // created on the loop's thread, it has the loop's scheduler
-            }
-            taskThread.start();
-        } else {
-            LockSupport.unpark(taskThread);
-        }
-        awaitBaton();
-        currentTask = null;
-    }
-
-    /** Task side: gives the baton back to the loop and, unless {@code finished}, waits for it again. */
-    void yieldToLoop(boolean finished) {
-        Thread loop = loopThread;
-        if (finished && carrier != null) {
-            carrier.release(Thread.currentThread());
-        }
-        batonHolder = loop;
-        LockSupport.unpark(loop);
-        if (!finished) {
-            awaitBaton();
-        }
-    }
-
-    /** Parks until this thread holds the baton. An interrupt is kept for the code that runs next. */
-    void awaitBaton() {
-        Thread me = Thread.currentThread();
-        boolean interrupted = false;
-        while (batonHolder != me) {
-            LockSupport.park(this);
-            if (Thread.interrupted()) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            me.interrupt();
-        }
-    }
-
-    /**
-     * Throws IllegalStateException unless the calling thread may use this loop now: the loop's own
-     * thread or its running task's, or any thread while the loop is not running.
-     */
-    public void checkThread() {
-        Thread holder = batonHolder;
-        if (holder != null && holder != Thread.currentThread()) {
-            throw new IllegalStateException("event loop '" + name + "' is running on " + describe(loopThread)
-                    + "; it was called from " + describe(Thread.currentThread())
-                    + ". Use callSoonThreadsafe to reach it from another thread.");
-        }
-    }
-
-    private static String describe(Thread thread) {
-        return thread == null ? "no thread" : "thread '" + thread.getName() + "' (#" + thread.threadId() + ")";
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new IllegalStateException("event loop '" + name + "' is closed");
-        }
-    }
-
-    private static Runnable requireCallback(Runnable callback) {
-        if (callback == null) {
-            throw new NullPointerException("callback");
-        }
-        return callback;
-    }
-
-    private static long saturatedNanos(Duration duration) {
-        try {
-            return duration.toNanos();
-        } catch (ArithmeticException tooLong) {
-            return Long.MAX_VALUE;
-        }
-    }
-
-    void timerCancelled() {
-        cancelledTimers++;
-    }
-
     // ---- I/O ----------------------------------------------------------------------------------
-
-    /** The reader and writer callbacks of one registered channel. */
-    private static final class IoRegistration {
-        Handle reader;
-        Handle writer;
-    }
 
     /**
      * Calls {@code callback} each time {@code channel} (non-blocking) is readable, or for a server
@@ -673,50 +552,13 @@ public final class EventLoop implements AutoCloseable {
         return setIoCallback(channel, null, false);
     }
 
-    /** Sets or (callback null) clears one side; returns whether a callback was there before. */
     private boolean setIoCallback(SelectableChannel channel, Runnable callback, boolean reading) {
         checkThread();
-        if (callback != null) {
-            checkOpen();
+        if (callback == null) {
+            return selector.setIoCallback(channel, null, reading);
         }
-        SelectionKey key = channel.keyFor(selector);
-        IoRegistration io;
-        if (key == null || !key.isValid()) {
-            if (callback == null) {
-                return false;
-            }
-            io = new IoRegistration();
-            try {
-                key = channel.register(selector, 0, io);
-            } catch (ClosedChannelException e) {
-                throw new UncheckedIOException("channel is closed: " + channel, e);
-            }
-        } else {
-            io = (IoRegistration) key.attachment();
-        }
-        Handle previous = reading ? io.reader : io.writer;
-        if (previous != null) {
-            previous.cancel(); // it may be queued in this iteration's ready handles
-        }
-        Handle next = callback == null ? null : new Handle(this, callback);
-        if (reading) {
-            io.reader = next;
-        } else {
-            io.writer = next;
-        }
-        int ops = 0;
-        if (io.reader != null) {
-            ops |= (channel.validOps() & SelectionKey.OP_ACCEPT) != 0 ? SelectionKey.OP_ACCEPT : SelectionKey.OP_READ;
-        }
-        if (io.writer != null) {
-            // OP_CONNECT is polled only while a connect is pending; OP_WRITE serves once it is done.
-            ops |= channel instanceof SocketChannel socket && socket.isConnectionPending()
-                    ? SelectionKey.OP_CONNECT | SelectionKey.OP_WRITE : SelectionKey.OP_WRITE;
-        }
-        // A key with no interest stays registered: cancelling it and registering the channel
-        // again before the next select would throw CancelledKeyException.
-        key.interestOps(ops);
-        return previous != null;
+        checkOpen();
+        return selector.setIoCallback(channel, new Handle(this, callback), reading);
     }
 
     // ---- worker threads -----------------------------------------------------------------------
@@ -847,20 +689,12 @@ public final class EventLoop implements AutoCloseable {
 
     /** The thread running the loop, or null when it is not running. */
     public Thread thread() {
-        return loopThread;
+        return baton.loopThread();
     }
 
     /** The tasks of this loop that are not done (asyncio's {@code all_tasks}). Any thread. */
     public List<Task<?>> allTasks() {
-        List<Task<?>> pending = new ArrayList<>(tasks.size());
-        for (TaskRef taskRef : tasks) {
-            Task<?> task = taskRef.get();
-            if (task != null && !task.isDone()) {
-                pending.add(task);
-            }
-        }
-        pending.sort((a, b) -> Long.compare(a.id(), b.id()));
-        return pending;
+        return tasks.list(task -> !task.isDone());
     }
 
     /**
@@ -874,21 +708,12 @@ public final class EventLoop implements AutoCloseable {
 
     /** The task running now on this loop, or null. */
     public Task<?> currentTask() {
-        return currentTask;
+        return baton.task();
     }
 
     /** The loops that are open now, oldest first; closed and collected loops are not listed. Any thread. */
     public static List<EventLoop> allLoops() {
-        purgeCollected(COLLECTED_LOOPS, LOOPS);
-        List<EventLoop> open = new ArrayList<>();
-        for (LoopRef loopRef : LOOPS) {
-            EventLoop loop = loopRef.get();
-            if (loop != null && !loop.closed) {
-                open.add(loop);
-            }
-        }
-        open.sort((a, b) -> Long.compare(a.id, b.id));
-        return open;
+        return WeakRegistry.LOOPS.list(loop -> !loop.closed);
     }
 
     /** Handles ready to run in the next run phase (not counting those queued from other threads). */
@@ -920,10 +745,6 @@ public final class EventLoop implements AutoCloseable {
         return clock;
     }
 
-    void unregister(Task<?> task) {
-        tasks.remove(task.ref);
-    }
-
     /**
      * A consistent-enough picture of this loop for dumps, taken from any thread without stopping
      * the loop: like {@code python -m asyncio ps}, it may be torn if the loop moves meanwhile.
@@ -942,44 +763,37 @@ public final class EventLoop implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "EventLoop[" + name + (closed ? ", closed" : loopThread != null ? ", running" : "") + "]";
+        return "EventLoop[" + name + (closed ? ", closed" : isRunning() ? ", running" : "") + "]";
     }
 
-    private static <T> void purgeCollected(ReferenceQueue<T> queue, Set<?> registry) {
-        java.lang.ref.Reference<? extends T> collected;
-        while ((collected = queue.poll()) != null) {
-            registry.remove(collected);
-        }
+    // ---- checks -------------------------------------------------------------------------------
+
+    /**
+     * Throws IllegalStateException unless the calling thread may use this loop now: the loop's own
+     * thread or its running task's, or any thread while the loop is not running.
+     */
+    public void checkThread() {
+        baton.check();
     }
 
-    /** Holds a loop weakly: the registry never keeps an application's loop alive. */
-    private static final class LoopRef extends WeakReference<EventLoop> {
-        LoopRef(EventLoop loop) {
-            super(loop, COLLECTED_LOOPS);
-        }
-    }
-
-    /** Holds a task weakly, hashed by its id, so that registering costs no identity hash. */
-    static final class TaskRef extends WeakReference<Task<?>> {
-        private final int hash;
-
-        TaskRef(Task<?> task, ReferenceQueue<Task<?>> queue) {
-            super(task, queue);
-            this.hash = Long.hashCode(task.id());
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return this == other;
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("event loop '" + name + "' is closed");
         }
     }
 
-    ReferenceQueue<Task<?>> collectedTasks() {
-        return collectedTasks;
+    private static Runnable requireCallback(Runnable callback) {
+        if (callback == null) {
+            throw new NullPointerException("callback");
+        }
+        return callback;
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
     }
 }

@@ -16,8 +16,7 @@ import java.util.concurrent.locks.LockSupport;
  * One platform thread that carries a running loop's virtual thread and its tasks' virtual threads,
  * so that handing the baton between them never wakes another core: an unpark just queues the next
  * virtual thread behind the one that is about to park. With the JDK's shared scheduler each hand-off
- * woke a second carrier thread, and a task switch cost about 1 us instead of 0.41 us (measured with
- * JMH in bench/, docs/decisions.md).
+ * woke a second carrier thread, and a task switch took more than twice as long (docs/decisions.md).
  *
  * <p>The JDK has no public API for a virtual thread's scheduler yet. The loop uses this carrier only
  * when {@code java.lang} is open to loop-core ({@code --add-opens java.base/java.lang=ALL-UNNAMED},

@@ -86,8 +86,9 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
      * Takes the snapshot of each of {@code tasks} (from {@link EventLoop#allTasks}) and hands it
      * to {@code action} with its task, in order, keeping none: a dump of 100,000 tasks holds one
      * chunk of stacks at a time, so what it allocates dies young and the collector's pauses stay
-     * short for the loop being dumped. A stack walk of a parked virtual thread costs about 8 us
-     * here, so each chunk's stacks are walked on the calling thread and the common pool together.
+     * short for the loop being dumped. Walking a parked virtual thread's stack costs hundreds of
+     * callbacks (see docs/decisions.md), so each chunk's stacks are walked on the calling thread and
+     * the common pool together.
      */
     public static <E extends Exception> void eachTask(List<Task<?>> tasks, boolean withStacks, TaskAction<E> action) throws E {
         for (int from = 0; from < tasks.size(); from += CHUNK) {

@@ -20,7 +20,7 @@ public final class Task<T> extends Future<T> {
     private final String name;
     private final Coroutine.Body<T> body;
     final Step step = new Step(this);
-    final EventLoop.TaskRef ref;
+    final WeakRegistry.Ref<Task<?>> ref;
 
     private Thread thread; // created at the first step
     /** The future this task is suspended on, or null when it runs, is ready to run, or is done. */
@@ -36,7 +36,7 @@ public final class Task<T> extends Future<T> {
         this.id = id;
         this.name = name;
         this.body = body;
-        this.ref = new EventLoop.TaskRef(this, loop.collectedTasks());
+        this.ref = loop.tasks.newRef(this);
     }
 
     /** The task running the calling code, or null if the caller is not inside a task. */
@@ -143,9 +143,9 @@ public final class Task<T> extends Future<T> {
                 return;
             }
             thread = Thread.ofVirtual().unstarted(this::runCoroutine);
-            loop.runTaskStep(this, thread, true);
+            loop.baton.runTaskStep(this, thread, true);
         } else if (suspended) {
-            loop.runTaskStep(this, thread, false);
+            loop.baton.runTaskStep(this, thread, false);
         }
     }
 
@@ -153,7 +153,7 @@ public final class Task<T> extends Future<T> {
 
     private void runCoroutine() {
         CURRENT.set(this);
-        loop.awaitBaton();
+        loop.baton.awaitBaton();
         T value = null;
         Throwable failure = null;
         boolean cancelled = false;
@@ -176,14 +176,14 @@ public final class Task<T> extends Future<T> {
             }
         } finally {
             // Whatever happened, the baton goes back: a loop waiting for it forever is a hung loop.
-            loop.unregister(this);
-            loop.yieldToLoop(true);
+            loop.tasks.remove(ref);
+            loop.baton.yieldToLoop(true);
         }
     }
 
     private void finishCancelled(String message) {
         super.cancel(message);
-        loop.unregister(this);
+        loop.tasks.remove(ref);
     }
 
     /** Suspends until {@code future} is done; on the task's thread, holding the baton. */
@@ -215,7 +215,7 @@ public final class Task<T> extends Future<T> {
     private void suspend() {
         suspendedSinceNanos = loop.clockStampNanos();
         suspended = true;
-        loop.yieldToLoop(false);
+        loop.baton.yieldToLoop(false);
         suspended = false;
         if (mustCancel) {
             mustCancel = false;

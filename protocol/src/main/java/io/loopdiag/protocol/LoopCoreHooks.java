@@ -13,6 +13,8 @@ public final class LoopCoreHooks {
     public static final String TASK = "io.loopdiag.loop.Task";
     public static final String COROUTINE = "io.loopdiag.loop.Coroutine";
     public static final String FUTURE = "io.loopdiag.loop.Future";
+    /** The hand-off between a loop's thread and its tasks' threads; it parks on the loop ({@link #BATON_BLOCKER}). */
+    public static final String BATON = "io.loopdiag.loop.Baton";
 
     /** The loop proper, on the loop's thread: the agent marks the thread as a loop's while it runs. */
     public static final HookPoint RUN_ITERATIONS = new HookPoint(EVENT_LOOP, "runIterations");
@@ -50,7 +52,7 @@ public final class LoopCoreHooks {
 
     /** The classes whose frames sit between a suspended task's code and the JDK's park: the baton's machinery. */
     public static boolean isBatonFrame(String className) {
-        return className.equals(EVENT_LOOP) || className.equals(TASK) || className.equals(FUTURE);
+        return className.equals(EVENT_LOOP) || className.equals(BATON) || className.equals(TASK) || className.equals(FUTURE);
     }
 
     private LoopCoreHooks() {

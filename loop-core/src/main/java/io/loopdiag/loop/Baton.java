@@ -1,0 +1,121 @@
+package io.loopdiag.loop;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The baton a loop's virtual thread and its tasks' virtual threads hand each other, so that exactly
+ * one of them runs the loop's code at a time. The hand-off is made by the thread holding the baton
+ * (the loop's to step a task, the task's to give it back); {@link #check} and the queries work from
+ * any thread.
+ */
+final class Baton {
+    /**
+     * What every baton wait parks on: the agent tells this park, the most frequent of all, from a
+     * blocking call by its blocker's class ({@code LoopCoreHooks.BATON_BLOCKER}).
+     */
+    private final EventLoop loop;
+    /** Carries the loop's and its tasks' virtual threads; null when the JDK does not allow it. */
+    private final LoopCarrier carrier;
+    /** The thread running the loop's iterations, or null when the loop is not running. */
+    private volatile Thread loopThread;
+    /** The thread allowed to run loop code now: the loop's, or the task it handed the baton to. */
+    private volatile Thread holder;
+    /** The task holding the baton, or null while the loop itself runs. */
+    private volatile Task<?> task;
+
+    Baton(EventLoop loop, LoopCarrier carrier) {
+        this.loop = loop;
+        this.carrier = carrier;
+    }
+
+    /** An unstarted virtual thread to run the loop, on the loop's carrier when it has one. */
+    Thread newLoopThread(String name, Runnable body) {
+        return carrier == null ? Thread.ofVirtual().name(name).unstarted(body) : carrier.newThread(name, body);
+    }
+
+    /** The calling thread starts running the loop's iterations, holding the baton. */
+    void loopStarted() {
+        Thread me = Thread.currentThread();
+        loopThread = me;
+        holder = me;
+    }
+
+    /** The loop stopped running: any one thread may use it again. */
+    void loopStopped() {
+        holder = null;
+        loopThread = null;
+    }
+
+    Thread loopThread() {
+        return loopThread;
+    }
+
+    Task<?> task() {
+        return task;
+    }
+
+    /** Loop side of a task step: hands the baton to the task's thread and waits until it comes back. */
+    void runTaskStep(Task<?> stepped, Thread taskThread, boolean start) {
+        task = stepped;
+        holder = taskThread;
+        if (start) {
+            if (carrier != null) {
+                carrier.adopt(taskThread); // created on the loop's thread, it has the loop's scheduler
+            }
+            taskThread.start();
+        } else {
+            LockSupport.unpark(taskThread);
+        }
+        awaitBaton();
+        task = null;
+    }
+
+    /** Task side: gives the baton back to the loop and, unless {@code finished}, waits for it again. */
+    void yieldToLoop(boolean finished) {
+        Thread loopSide = loopThread;
+        if (finished && carrier != null) {
+            carrier.release(Thread.currentThread());
+        }
+        holder = loopSide;
+        LockSupport.unpark(loopSide);
+        if (!finished) {
+            awaitBaton();
+        }
+    }
+
+    /** Parks until this thread holds the baton. An interrupt is kept for the code that runs next. */
+    void awaitBaton() {
+        Thread me = Thread.currentThread();
+        boolean interrupted = false;
+        while (holder != me) {
+            LockSupport.park(loop);
+            if (Thread.interrupted()) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            me.interrupt();
+        }
+    }
+
+    /** Throws IllegalStateException unless the calling thread holds the baton or nobody does. */
+    void check() {
+        Thread current = holder;
+        if (current != null && current != Thread.currentThread()) {
+            throw new IllegalStateException("event loop '" + loop.name() + "' is running on " + describe(loopThread)
+                    + "; it was called from " + describe(Thread.currentThread())
+                    + ". Use callSoonThreadsafe to reach it from another thread.");
+        }
+    }
+
+    /** The loop is closed: its carrier's thread ends once idle. */
+    void close() {
+        if (carrier != null) {
+            carrier.close();
+        }
+    }
+
+    private static String describe(Thread thread) {
+        return thread == null ? "no thread" : "thread '" + thread.getName() + "' (#" + thread.threadId() + ")";
+    }
+}

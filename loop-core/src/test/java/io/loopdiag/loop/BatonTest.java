@@ -1,0 +1,73 @@
+package io.loopdiag.loop;
+
+import static io.loopdiag.loop.Async.await;
+import static io.loopdiag.loop.Async.sleep;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.loopdiag.protocol.Frame;
+import io.loopdiag.protocol.LoopCoreHooks;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * What the agent and the snapshots rely on in the baton hand-off: every baton wait parks on the
+ * loop ({@link LoopCoreHooks#BATON_BLOCKER}), and every frame between a suspended task's await and
+ * the JDK's park is a baton frame ({@link LoopCoreHooks#isBatonFrame}).
+ */
+@Timeout(10)
+class BatonTest {
+    @RegisterExtension
+    final TestLoop test = new TestLoop();
+    private final EventLoop loop = test.loop;
+
+    @Test
+    void theLoopAndASuspendedTaskParkOnTheLoop() throws Exception {
+        Future<Void> never = loop.createFuture();
+        List<Object> blockers = new ArrayList<>();
+        test.run(() -> {
+            Task<Void> waiter = Async.createTask("waiter", () -> await(never));
+            sleep(Duration.ZERO);
+            blockers.add(LockSupport.getBlocker(waiter.thread()));
+            blockers.add(LockSupport.getBlocker(loop.thread()));
+            waiter.cancel();
+            return null;
+        });
+        assertEquals(2, blockers.size());
+        assertSame(loop, blockers.get(0), "a suspended task's park");
+        assertSame(loop, blockers.get(1), "the loop's park while a task runs");
+        assertEquals(LoopCoreHooks.BATON_BLOCKER, loop.getClass().getName());
+    }
+
+    @Test
+    void theFramesAboveASuspendedTasksAwaitAreBatonFrames() throws Exception {
+        assertEquals(LoopCoreHooks.BATON, Baton.class.getName());
+        Future<Void> never = loop.createFuture();
+        List<StackTraceElement> frames = new ArrayList<>();
+        test.run(() -> {
+            Task<Void> waiter = Async.createTask("waiter", () -> await(never));
+            sleep(Duration.ZERO);
+            frames.addAll(List.of(waiter.thread().getStackTrace()));
+            waiter.cancel();
+            return null;
+        });
+        int top = 0;
+        while (top < frames.size() && Frame.isJdk(frames.get(top))) {
+            top++;
+        }
+        List<String> between = new ArrayList<>();
+        for (int i = top; i < frames.size() && !frames.get(i).getClassName().equals(Async.class.getName()); i++) {
+            between.add(frames.get(i).getClassName() + "." + frames.get(i).getMethodName());
+        }
+        assertTrue(between.stream().anyMatch(frame -> frame.startsWith(LoopCoreHooks.BATON + ".")), between.toString());
+        for (String frame : between) {
+            assertTrue(LoopCoreHooks.isBatonFrame(frame.substring(0, frame.lastIndexOf('.'))), frame + " in " + between);
+        }
+    }
+}
