@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * The agent's options, parsed from the {@code -javaagent:loopdiag-agent.jar=OPTIONS} string:
@@ -24,8 +25,11 @@ import java.util.regex.Pattern;
  *                 process id, so that every JVM of a build keeps its own
  * @param logToStderr whether each new finding prints a block on stderr
  * @param allow    call sites allowed to block: {@code Class#method}, or {@code Class} for all its methods
+ * @param threads  the names of more loop threads for the blocking check (a regular expression that
+ *                 matches a whole thread name), or null
  */
-public record AgentOptions(Duration slow, Blocking blocking, Path report, boolean logToStderr, List<String> allow) {
+public record AgentOptions(Duration slow, Blocking blocking, Path report, boolean logToStderr, List<String> allow,
+                           Pattern threads) {
 
     /** The reaction to a blocking call on a loop. */
     public enum Blocking {
@@ -44,7 +48,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
     private static final Pattern ALLOW = Pattern.compile("[\\p{L}_$][\\p{L}\\p{N}_$]*(\\.[\\p{L}_$][\\p{L}\\p{N}_$]*)*(#[\\p{L}_$<][\\p{L}\\p{N}_$>]*)?");
 
     public static AgentOptions defaults() {
-        return new AgentOptions(DEFAULT_SLOW, Blocking.WARN, null, true, List.of());
+        return new AgentOptions(DEFAULT_SLOW, Blocking.WARN, null, true, List.of(), null);
     }
 
     /** Parses {@code text} (null or empty: the defaults). */
@@ -79,6 +83,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
                 case AgentOptionNames.REPORT -> options.withReport(parsePath(value, text));
                 case AgentOptionNames.LOG -> options.withLog(parseLog(value, text));
                 case AgentOptionNames.ALLOW -> options.withAllow(parseAllow(value, text));
+                case AgentOptionNames.THREADS -> options.withThreads(parseThreads(value, text));
                 default -> throw refused("unknown option '" + Text.excerpt(key)
                         + "' (known: " + AgentOptionNames.all() + ")", text);
             };
@@ -145,27 +150,40 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
         return List.copyOf(patterns);
     }
 
+    private static Pattern parseThreads(String value, String text) {
+        try {
+            return Pattern.compile(value);
+        } catch (PatternSyntaxException e) {
+            throw refused("option 'threads' is not a regular expression: '" + Text.excerpt(value) + "' ("
+                    + Text.excerpt(e.getDescription()) + ")", text);
+        }
+    }
+
     private static IllegalArgumentException refused(String why, String text) {
         return new IllegalArgumentException("bad agent options '" + Text.excerpt(text) + "': " + why);
     }
 
     AgentOptions withSlow(Duration value) {
-        return new AgentOptions(value, blocking, report, logToStderr, allow);
+        return new AgentOptions(value, blocking, report, logToStderr, allow, threads);
     }
 
     AgentOptions withBlocking(Blocking value) {
-        return new AgentOptions(slow, value, report, logToStderr, allow);
+        return new AgentOptions(slow, value, report, logToStderr, allow, threads);
     }
 
     AgentOptions withReport(Path value) {
-        return new AgentOptions(slow, blocking, value, logToStderr, allow);
+        return new AgentOptions(slow, blocking, value, logToStderr, allow, threads);
     }
 
     AgentOptions withLog(boolean value) {
-        return new AgentOptions(slow, blocking, report, value, allow);
+        return new AgentOptions(slow, blocking, report, value, allow, threads);
     }
 
     AgentOptions withAllow(List<String> value) {
-        return new AgentOptions(slow, blocking, report, logToStderr, value);
+        return new AgentOptions(slow, blocking, report, logToStderr, value, threads);
+    }
+
+    AgentOptions withThreads(Pattern value) {
+        return new AgentOptions(slow, blocking, report, logToStderr, allow, value);
     }
 }

@@ -1,10 +1,7 @@
 package io.loopdiag.agent;
 
 import io.loopdiag.agent.boot.BlockingCheck;
-import io.loopdiag.loop.EventLoop;
-import io.loopdiag.loop.Handle;
-import io.loopdiag.loop.LoopSnapshot;
-import io.loopdiag.loop.Task;
+import io.loopdiag.agent.boot.LoopThread;
 import io.loopdiag.protocol.Frame;
 import io.loopdiag.protocol.Kind;
 import java.util.ArrayList;
@@ -33,14 +30,19 @@ final class BlockingCalls implements BlockingCheck.Listener {
             "java.util.concurrent.ThreadPoolExecutor#execute");
 
     private final Findings findings;
+    private final ForeignLoops foreignLoops;
+    private final boolean loopCore;
     private final boolean throwing;
     private final List<String[]> allow; // {class or package, method or null}
 
-    BlockingCalls(Findings findings, AgentOptions options) {
+    /** {@code loopCore}: the JVM has loop-core, whose threads' units are named from its classes. */
+    BlockingCalls(Findings findings, AgentOptions options, ForeignLoops foreignLoops, boolean loopCore) {
         this.findings = findings;
+        this.foreignLoops = foreignLoops;
+        this.loopCore = loopCore;
         this.throwing = options.blocking() == AgentOptions.Blocking.THROW;
         List<String[]> patterns = new ArrayList<>();
-        for (String pattern : concat(BUILT_IN_ALLOW, options.allow())) {
+        for (String pattern : concat(BUILT_IN_ALLOW, NettyLoops.ALLOW, ForeignLoops.REACTOR_ALLOW, options.allow())) {
             int hash = pattern.indexOf('#');
             patterns.add(hash < 0 ? new String[] {pattern, null} : new String[] {pattern.substring(0, hash), pattern.substring(hash + 1)});
         }
@@ -64,7 +66,10 @@ final class BlockingCalls implements BlockingCheck.Listener {
         if (isAllowed(frames)) {
             return null;
         }
-        List<StackTraceElement> call = LoopSnapshot.runningStack(frames);
+        LoopThread thread = BlockingCheck.current();
+        boolean foreign = thread != null && thread.kind != null;
+        List<StackTraceElement> call = foreign ? ForeignLoops.unitStack(frames)
+                : loopCore ? LoopCoreUnits.runningStack(frames) : List.of(frames);
         if (call.isEmpty()) {
             return null;
         }
@@ -83,23 +88,12 @@ final class BlockingCalls implements BlockingCheck.Listener {
             }
             what.append(')');
         }
-        Task<?> task = Task.current();
-        EventLoop loop = EventLoop.current();
-        String taskName = Names.task(task);
-        if (task != null) {
-            what.append(" in task ").append(taskName);
-        } else if (loop != null && loop.currentHandle() != null) {
-            Handle handle = loop.currentHandle();
-            what.append(" in callback ").append(handle.describeCallback());
-        } else {
-            what.append(" on the loop thread");
-        }
+        LoopCoreUnits.Where where = foreign ? foreignUnit(thread, call) : loopCore ? LoopCoreUnits.where()
+                : new LoopCoreUnits.Where(null, null, " on a loop thread");
+        what.append(where.unit());
         if (app < call.size() && !Frame.isJdk(call.get(app))) {
             what.append(", called at ").append(call.get(app));
         }
-        String loopName = loop != null ? loop.name() : null;
-        // A park that the JDK's own lock, queue or future code made is reported but never thrown:
-        // an exception out of it would leave that lock or queue broken.
         // Never thrown where the exception would break more than the call: a park that the JDK's
         // own lock, queue or future code made (the lock would be left broken), or a call made by a
         // class's static initializer (the class would fail to initialize for good).
@@ -110,7 +104,7 @@ final class BlockingCalls implements BlockingCheck.Listener {
                 : parkInsideJdk ? " (not thrown: inside " + calledMethod + ", where an exception would break it)"
                 : initializer != null ? " (not thrown: inside the static initializer of " + initializer
                         + ", where an exception would break the class for good)" : "";
-        Occurrence occurrence = new Occurrence(Kind.BLOCKING_CALL, loopName, taskName, what + note, stack, null, 0);
+        Occurrence occurrence = new Occurrence(Kind.BLOCKING_CALL, where.loop(), where.task(), what + note, stack, null, 0);
         if (probe != null && Thread.currentThread() == probe) {
             probed.add(operation); // the self-check: the whole path ran, nothing is reported
             return null;
@@ -119,8 +113,27 @@ final class BlockingCalls implements BlockingCheck.Listener {
         if (!throwable) {
             return null;
         }
-        return "loopdiag: blocking call " + what + " on loop '" + loopName
-                + "' (the agent runs with blocking=throw; move the call to Async.toThread, or allow it with allow=Class#method)";
+        String remedy = foreign ? "move the call off the loop thread" : "move the call to Async.toThread";
+        return "loopdiag: blocking call " + what + " on loop '" + where.loop()
+                + "' (the agent runs with blocking=throw; " + remedy + ", or allow it with allow=Class#method)";
+    }
+
+    /** Where on a foreign loop: the unit of work running, named by its handler, or the loop thread. */
+    private static LoopCoreUnits.Where foreignUnit(LoopThread thread, List<StackTraceElement> call) {
+        Object work = thread.work;
+        String unit = ForeignLoops.hasUnits(thread) && work != null ? " in " + ForeignLoops.describe(thread, work, call)
+                : " on the " + thread.kind + " thread";
+        return new LoopCoreUnits.Where(thread.thread.getName(), null, unit);
+    }
+
+    @Override
+    public String loopKindOf(Thread thread) {
+        return foreignLoops.kindOf(thread);
+    }
+
+    @Override
+    public void loopStarted(LoopThread loop, String hint, Class<?> origin) {
+        foreignLoops.started(loop, hint, origin);
     }
 
     /** The class whose static initializer is on {@code frames}, or null. */
@@ -147,9 +160,12 @@ final class BlockingCalls implements BlockingCheck.Listener {
         return false;
     }
 
-    private static List<String> concat(List<String> a, List<String> b) {
-        List<String> all = new ArrayList<>(a);
-        all.addAll(b);
+    @SafeVarargs
+    private static List<String> concat(List<String>... lists) {
+        List<String> all = new ArrayList<>();
+        for (List<String> list : lists) {
+            all.addAll(list);
+        }
         return all;
     }
 }

@@ -23,7 +23,7 @@ final class BootClasses {
     static final List<String> NAMES = List.of(
             "io.loopdiag.agent.boot.BlockingCheck",
             "io.loopdiag.agent.boot.BlockingCheck$Listener",
-            "io.loopdiag.agent.boot.BlockingCheck$State",
+            "io.loopdiag.agent.boot.LoopThread",
             "io.loopdiag.agent.boot.BlockingCallError");
     private static final String UNSAFE_PACKAGE = "jdk.internal.misc";
 
@@ -52,8 +52,13 @@ final class BootClasses {
             Class<?> defined = (Class<?>) define.invoke(unsafe, name, bytes, 0, bytes.length, null, null);
             check = check == null ? defined : check;
         }
-        // The advice inlined into java.base calls these classes, which live in the bootstrap
-        // loader's unnamed module: java.base must read it.
-        instrumentation.redefineModule(javaBase, Set.of(check.getModule()), Map.of(), Map.of(), Set.of(), Map.of());
+        // The advice inlined into java.base (and java.desktop's event queue) calls these classes,
+        // which live in the bootstrap loader's unnamed module: those modules must read it.
+        for (String woven : List.of("java.base", "java.desktop")) {
+            Module module = ModuleLayer.boot().findModule(woven).orElse(null);
+            if (module != null) {
+                instrumentation.redefineModule(module, Set.of(check.getModule()), Map.of(), Map.of(), Set.of(), Map.of());
+            }
+        }
     }
 }

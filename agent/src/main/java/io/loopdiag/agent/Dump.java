@@ -3,6 +3,8 @@ package io.loopdiag.agent;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loopdiag.agent.boot.BlockingCheck;
+import io.loopdiag.agent.boot.LoopThread;
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.LoopSnapshot;
 import io.loopdiag.loop.Task;
@@ -24,8 +26,16 @@ import java.util.concurrent.TimeUnit;
  */
 final class Dump {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static volatile Watchdog watchdog;
+    private static volatile boolean loopCore;
 
     private Dump() {
+    }
+
+    /** The watchdog that times the foreign loops' units; {@code withLoopCore} false: the JVM has no loop-core. */
+    static void watch(Watchdog timing, boolean withLoopCore) {
+        loopCore = withLoopCore;
+        watchdog = timing;
     }
 
     /** Writes the whole dump to {@code out}; {@code withStacks} false gives the cheap summary that {@code loopdiag list} shows. */
@@ -37,8 +47,13 @@ final class Dump {
             json.writeStringField(Fields.TAKEN, Instant.now().toString());
             json.writeStringField(Fields.AGENT_VERSION, LoopdiagAgent.version());
             json.writeArrayFieldStart(Fields.LOOPS);
-            for (EventLoop loop : EventLoop.allLoops()) {
-                writeLoop(json, loop, withStacks);
+            if (loopCore) {
+                for (EventLoop loop : EventLoop.allLoops()) {
+                    writeLoop(json, loop, withStacks);
+                }
+            }
+            for (LoopThread loop : BlockingCheck.foreignLoops()) {
+                writeForeignLoop(json, loop, withStacks);
             }
             json.writeEndArray();
             ObjectNode found = JSON.createObjectNode();
@@ -55,6 +70,7 @@ final class Dump {
         long now = snapshot.takenAtNanos();
         json.writeStartObject();
         json.writeNumberField(Fields.ID, snapshot.loopId());
+        json.writeStringField(Fields.KIND, ForeignLoops.LOOP_CORE);
         json.writeStringField(Fields.NAME, snapshot.name());
         json.writeStringField(Fields.STATE, snapshot.state());
         json.writeStringField(Fields.THREAD, snapshot.threadName());
@@ -76,6 +92,68 @@ final class Dump {
         if (withStacks) {
             json.writeArrayFieldStart(Fields.TASKS);
             LoopSnapshot.eachTask(tasks, true, (live, task) -> writeTask(json, task, live, now));
+            json.writeEndArray();
+        }
+        json.writeEndObject();
+    }
+
+    /**
+     * A foreign loop: its thread, the unit it runs now with the thread's stack (how long it has
+     * run, as the watchdog's samples tell), and what is queued on it where the loop says.
+     */
+    private static void writeForeignLoop(JsonGenerator json, LoopThread loop, boolean withStacks) throws IOException {
+        Thread thread = loop.thread;
+        String kind = loop.kind;
+        Object work = loop.work;
+        long units = loop.units;
+        boolean hasUnits = ForeignLoops.hasUnits(loop);
+        List<StackTraceElement> stack = List.of();
+        Thread.State threadState = thread.getState();
+        boolean running = hasUnits ? work != null : threadState == Thread.State.RUNNABLE || threadState == Thread.State.BLOCKED;
+        if (running && withStacks) {
+            StackTraceElement[] frames = thread.getStackTrace();
+            stack = hasUnits ? ForeignLoops.unitStack(frames) : List.of(frames);
+            running = hasUnits ? loop.work == work && loop.units == units : running;
+        }
+        long queued = 0;
+        long scheduled = 0;
+        long channels = -1;
+        if (ForeignLoops.AWT.equals(kind)) {
+            queued = Math.max(0, AwtLoops.queued(loop.loop));
+        } else if (hasUnits) {
+            long[] counts = NettyLoops.counts(loop.loop);
+            queued = Math.max(0, counts[0]);
+            scheduled = Math.max(0, counts[1]);
+            channels = counts[2];
+        }
+        json.writeStartObject();
+        json.writeNumberField(Fields.ID, thread.threadId());
+        json.writeStringField(Fields.KIND, kind);
+        json.writeStringField(Fields.NAME, thread.getName());
+        json.writeStringField(Fields.STATE, running ? States.RUNNING : States.IDLE);
+        json.writeStringField(Fields.THREAD, thread.getName());
+        json.writeNumberField(Fields.READY_COUNT, queued);
+        json.writeNumberField(Fields.TIMER_COUNT, scheduled);
+        json.writeNumberField(Fields.DISPATCH_COUNT, units);
+        json.writeNumberField(Fields.TASK_COUNT, 0);
+        if (channels >= 0) {
+            json.writeNumberField(ForeignLoops.CHANNEL_COUNT, channels);
+        }
+        if (!running) {
+            json.writeNullField(Fields.RUNNING);
+        } else {
+            Watchdog timing = watchdog;
+            long ranNanos = timing != null && hasUnits ? timing.runningNanos(loop, System.nanoTime()) : -1;
+            json.writeObjectFieldStart(Fields.RUNNING);
+            json.writeStringField(Fields.DESCRIPTION, hasUnits ? ForeignLoops.describe(loop, work, stack)
+                    : "thread " + threadState.name().toLowerCase(java.util.Locale.ROOT));
+            json.writeNumberField(Fields.RUNNING_MILLIS, millis(ranNanos));
+            json.writeNumberField(Fields.TASK_ID, -1);
+            frames(json, Fields.STACK, stack);
+            json.writeEndObject();
+        }
+        if (withStacks) {
+            json.writeArrayFieldStart(Fields.TASKS);
             json.writeEndArray();
         }
         json.writeEndObject();

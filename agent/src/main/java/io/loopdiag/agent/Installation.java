@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
  * Starts the agent's parts, one named step each, in the order {@link #start} lists them: the
@@ -37,18 +38,21 @@ final class Installation {
 
     private String start() throws Exception {
         Class<?> loopClass = loopCore();
-        if (loopClass == null) {
-            Occurrences.watching("the loopdiag agent found no loop-core in this JVM to watch");
-            return "no loop-core in this JVM to watch";
-        }
-        Report report = options.report() != null ? new Report(options.report(), options, System.err) : null;
+        Report report = options.report() != null ? new Report(options.report(), options, System.err, loopClass != null) : null;
         Findings findings = findings(report);
-        NeverAwaited coroutines = new NeverAwaited(findings);
-        LostExceptions failures = new LostExceptions(findings);
-        LoopHooks.start(coroutines, failures);
-        BlockingCalls calls = blockingCheck(findings, loopClass);
-        List<Hook> hooks = hooks();
+        NeverAwaited coroutines = null;
+        LostExceptions failures = null;
+        if (loopClass != null) {
+            coroutines = new NeverAwaited(findings);
+            failures = new LostExceptions(findings);
+            LoopHooks.start(coroutines, failures);
+        }
+        ForeignLoops foreignLoops = new ForeignLoops(options.threads(), selfCheck, report != null ? report::changed : () -> { });
+        BlockingCalls calls = blockingCheck(findings, loopClass, foreignLoops);
+        List<Hook> hooks = hooks(loopClass != null);
         Weaver weaver = weave(hooks);
+        foreignLoops.weaver(weaver);
+        AwtLoops.open(instrumentation);
         checkHooks(weaver, hooks);
         if (blocking) {
             probeBlockingCheck(calls);
@@ -56,12 +60,14 @@ final class Installation {
         ControlServer.start(findings);
         Occurrences.watching(null);
         JfrEvents.warmUp();
-        Watchdog watchdog = watchdog(findings, coroutines, failures);
+        Watchdog watchdog = watchdog(findings, loopClass != null, coroutines, failures);
+        Dump.watch(watchdog, loopClass != null);
         onExit(watchdog, coroutines, failures, report);
         int problems = selfCheck.problems().size();
         return "slow=" + options.slow().toMillis() + "ms, blocking=" + options.blocking().id()
-                + "; watching loops for slow callbacks, stalls, " + (blocking ? "blocking calls, " : "")
-                + "never-awaited coroutines and lost exceptions" + (problems == 0 ? "" : "; " + problems + " self-check problem(s) above");
+                + "; watching " + (loopClass != null ? "loop-core, " : "") + "Netty, Vert.x, AWT and Reactor loops for slow callbacks, stalls"
+                + (blocking ? ", blocking calls" : "") + (loopClass != null ? ", never-awaited coroutines and lost exceptions" : "")
+                + (problems == 0 ? "" : "; " + problems + " self-check problem(s) above");
     }
 
     /** loop-core's loop class in the system class loader, where the application has it; null if it has none. */
@@ -84,17 +90,21 @@ final class Installation {
         return findings;
     }
 
-    /** What turns a blocking call on a loop thread into a finding, listening to the bootstrap side from now on. */
-    private BlockingCalls blockingCheck(Findings findings, Class<?> loopClass) throws ClassNotFoundException {
-        BlockingCalls calls = new BlockingCalls(findings, options);
-        Class<?> batonBlocker = Class.forName(LoopCoreHooks.BATON_BLOCKER, false, loopClass.getClassLoader());
+    /**
+     * What turns a blocking call on a loop thread into a finding, and names the foreign loops'
+     * threads, listening to the bootstrap side from now on.
+     */
+    private BlockingCalls blockingCheck(Findings findings, Class<?> loopClass, ForeignLoops foreignLoops) throws ClassNotFoundException {
+        BlockingCalls calls = new BlockingCalls(findings, options, foreignLoops, loopClass != null);
+        Class<?> batonBlocker = loopClass == null ? null : Class.forName(LoopCoreHooks.BATON_BLOCKER, false, loopClass.getClassLoader());
         BlockingCheck.install(calls, batonBlocker);
         return calls;
     }
 
-    /** loop-core's hooks, and the JDK's blocking methods unless {@code blocking=off}. */
-    private List<Hook> hooks() {
-        List<Hook> hooks = new ArrayList<>(LoopHooks.hooks(blocking));
+    /** loop-core's hooks if it is here, the foreign loops', and the JDK's blocking methods unless {@code blocking=off}. */
+    private List<Hook> hooks(boolean loopCore) {
+        List<Hook> hooks = new ArrayList<>(loopCore ? LoopHooks.hooks(blocking) : List.of());
+        hooks.addAll(ForeignLoops.hooks(blocking));
         if (blocking) {
             hooks.addAll(BlockingHooks.HOOKS);
         }
@@ -108,7 +118,7 @@ final class Installation {
     private Weaver weave(List<Hook> hooks) {
         Weaver weaver = new Weaver(hooks, selfCheck::unmatched);
         weaver.install(instrumentation);
-        for (String className : weaver.classNames()) {
+        for (String className : weaver.classNames(Hook.Check.ALWAYS)) {
             ClassLoader loader = Frame.isLoopCore(className) ? ClassLoader.getSystemClassLoader() : null;
             try {
                 Class.forName(className, false, loader);
@@ -123,7 +133,7 @@ final class Installation {
     private void checkHooks(Weaver weaver, List<Hook> hooks) {
         weaver.failed.forEach((type, error) -> selfCheck.problem(type + " could not be instrumented (" + error + ")"));
         for (Hook hook : hooks) {
-            if (weaver.status(hook) == Weaver.Status.NOT_LOADED) {
+            if (hook.check() == Hook.Check.ALWAYS && weaver.status(hook) == Weaver.Status.NOT_LOADED) {
                 selfCheck.problem(hook.label() + ": " + hook.className() + " is not in this JVM (Java " + Runtime.version()
                         + "); " + hook.loss());
             }
@@ -164,12 +174,22 @@ final class Installation {
         }
     }
 
-    /** Starts the watchdog; once a second it also refills the creation-site budget and reports what was collected. */
-    private Watchdog watchdog(Findings findings, NeverAwaited coroutines, LostExceptions failures) {
-        return Watchdog.start(options.slow().toNanos(), findings, () -> {
-            CreationSites.refill();
-            coroutines.pollCollected();
-            failures.pollCollected();
+    /**
+     * Starts the watchdog over loop-core's loops (if it is here) and the foreign loops; once a
+     * second it also refills the creation-site budget and reports what was collected.
+     */
+    private Watchdog watchdog(Findings findings, boolean loopCore, NeverAwaited coroutines, LostExceptions failures) {
+        Supplier<List<WatchedLoop>> loops = loopCore ? () -> {
+            List<WatchedLoop> all = new ArrayList<>(LoopCoreUnits.watched());
+            all.addAll(ForeignLoops.watched());
+            return all;
+        } : ForeignLoops::watched;
+        return Watchdog.start(options.slow().toNanos(), findings, loops, () -> {
+            if (loopCore) {
+                CreationSites.refill();
+                coroutines.pollCollected();
+                failures.pollCollected();
+            }
         });
     }
 
@@ -181,8 +201,10 @@ final class Installation {
         try {
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 watchdog.closeAll(System.nanoTime());
-                coroutines.exiting();
-                failures.exiting();
+                if (coroutines != null) {
+                    coroutines.exiting();
+                    failures.exiting();
+                }
                 if (report != null) {
                     report.write();
                 }

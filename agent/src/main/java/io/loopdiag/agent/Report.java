@@ -44,12 +44,16 @@ final class Report {
     private final ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private final Instant started = Instant.now();
     private volatile boolean dirty = true;
+    /** False until the JVM runs a loop or has something to say: a JVM of a build that runs none writes no report. */
+    private volatile boolean wanted;
     private boolean warned; // guarded by this
 
-    Report(Path path, AgentOptions options, PrintStream log) {
+    /** {@code loopCore}: the JVM has loop-core, so the report is written from the start, even empty. */
+    Report(Path path, AgentOptions options, PrintStream log, boolean loopCore) {
         this.path = path.toAbsolutePath();
         this.options = options;
         this.log = log;
+        this.wanted = loopCore;
     }
 
     /**
@@ -82,6 +86,7 @@ final class Report {
 
     /** Marks the report out of date; the writer thread picks it up within a second. */
     void changed() {
+        wanted = true;
         dirty = true;
     }
 
@@ -101,6 +106,9 @@ final class Report {
     }
 
     synchronized void write() {
+        if (!wanted) {
+            return;
+        }
         dirty = false;
         try {
             Path directory = path.getParent();

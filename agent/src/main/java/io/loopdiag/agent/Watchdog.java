@@ -70,9 +70,9 @@ final class Watchdog implements Runnable {
         return periodNanos;
     }
 
-    /** Starts sampling loop-core's loops on a daemon thread; {@code housekeeping} runs there once a second. */
-    static Watchdog start(long slowNanos, Findings findings, Runnable housekeeping) {
-        Watchdog watchdog = new Watchdog(slowNanos, findings, WatchedLoop::loopCore, housekeeping);
+    /** Starts sampling {@code loops} on a daemon thread; {@code housekeeping} runs there once a second. */
+    static Watchdog start(long slowNanos, Findings findings, Supplier<List<WatchedLoop>> loops, Runnable housekeeping) {
+        Watchdog watchdog = new Watchdog(slowNanos, findings, loops, housekeeping);
         Thread thread = new Thread(watchdog, "loopdiag-watchdog");
         thread.setDaemon(true);
         thread.start();
@@ -164,6 +164,15 @@ final class Watchdog implements Runnable {
             }
         });
         lastSampleNanos = nowNanos;
+    }
+
+    /**
+     * How long the unit of work the loop of {@code key} runs now has run, as far as the samples
+     * tell (at least this long, less than a sampling period more), or -1 if none was seen running.
+     */
+    synchronized long runningNanos(Object key, long nowNanos) {
+        Span span = spans.get(key);
+        return span == null || span.work == null ? -1 : Math.max(0, nowNanos - span.firstSeenNanos);
     }
 
     /** Closes every callback still open: at JVM exit they have all ended (the exit hook calls it). */

@@ -1,8 +1,5 @@
 package io.loopdiag.agent;
 
-import io.loopdiag.loop.EventLoop;
-import io.loopdiag.loop.LoopSnapshot;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -32,44 +29,5 @@ interface WatchedLoop {
      * @param taskId the task it steps, or -1 for a plain callback
      */
     record Running(String description, long taskId, List<StackTraceElement> stack) {
-    }
-
-    /** The open loops of loop-core in this JVM, oldest first. */
-    static List<WatchedLoop> loopCore() {
-        List<EventLoop> open = EventLoop.allLoops();
-        List<WatchedLoop> loops = new ArrayList<>(open.size());
-        for (EventLoop loop : open) {
-            loops.add(new LoopCore(loop));
-        }
-        return loops;
-    }
-
-    /** A loop-core loop: it publishes the handle it dispatches and a dispatch count. */
-    record LoopCore(EventLoop loop) implements WatchedLoop {
-        @Override
-        public Object key() {
-            return loop;
-        }
-
-        @Override
-        public String name() {
-            return loop.name();
-        }
-
-        @Override
-        public Object currentWork() {
-            return loop.currentHandle();
-        }
-
-        @Override
-        public long workCount() {
-            return loop.dispatchCount();
-        }
-
-        @Override
-        public Running running() {
-            LoopSnapshot.RunningCallback callback = loop.runningCallback(true);
-            return callback == null ? null : new Running(callback.description(), callback.taskId(), callback.stack());
-        }
     }
 }

@@ -61,16 +61,30 @@ final class Weaver implements ClassFileTransformer {
         this.onUnmatched = onUnmatched;
     }
 
-    /** The names of the classes this weaver has hooks for. */
-    Set<String> classNames() {
+    /** The names of the classes this weaver has hooks for that the self-check names as {@code check} says. */
+    Set<String> classNames(Hook.Check check) {
         Set<String> names = new LinkedHashSet<>();
-        hooksByInternalName.keySet().forEach(name -> names.add(name.replace('/', '.')));
+        hooksByInternalName.forEach((name, hooks) -> {
+            if (hooks.stream().anyMatch(hook -> hook.check() == check)) {
+                names.add(name.replace('/', '.'));
+            }
+        });
         return names;
     }
 
     /** What is known of {@code hook} now. */
     Status status(Hook hook) {
         return status.getOrDefault(hook, Status.NOT_LOADED);
+    }
+
+    /** True if a hook of class {@code className} is woven into at least one method. */
+    boolean matched(String className) {
+        for (Hook hook : hooksByInternalName.getOrDefault(className.replace('.', '/'), List.of())) {
+            if (status(hook) == Status.MATCHED) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Registers the weaver and retransforms the classes of its set that are already loaded. */

@@ -10,6 +10,8 @@ public final class AgentOptionNames {
     public static final String REPORT = "report";
     public static final String LOG = "log";
     public static final String ALLOW = "allow";
+    /** A regular expression on thread names: matching threads are loop threads for the blocking check. */
+    public static final String THREADS = "threads";
     /** In a {@link #REPORT} path, the JVM's process id: each JVM of a build keeps its own report. */
     public static final String PID_PLACEHOLDER = "%p";
     /** Between options. */
@@ -18,8 +20,8 @@ public final class AgentOptionNames {
     private AgentOptionNames() {
     }
 
-    /** {@code slow, blocking, report, log, allow}: for messages that list them. */
+    /** {@code slow, blocking, report, log, allow, threads}: for messages that list them. */
     public static String all() {
-        return String.join(", ", SLOW, BLOCKING, REPORT, LOG, ALLOW);
+        return String.join(", ", SLOW, BLOCKING, REPORT, LOG, ALLOW, THREADS);
     }
 }

@@ -1,18 +1,26 @@
 package io.loopdiag.agent.boot;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
 /**
- * What the advice woven into the JDK's blocking methods calls. Injected into the bootstrap class
- * loader by the agent before any JDK class is instrumented, because advice is inlined into
- * {@code java.base} classes that see only bootstrap classes; so it uses JDK types only.
+ * What the advice woven into the JDK's blocking methods, and into the foreign loops' dispatch
+ * methods, calls. Injected into the bootstrap class loader by the agent before any JDK class is
+ * instrumented, because advice is inlined into {@code java.base} classes (and into classes of any
+ * class loader) that see only bootstrap classes; so it uses JDK types only.
  *
- * <p>Each thread that runs a loop or a task is marked while it does ({@link #markLoopThread}); a
+ * <p>A thread runs loop code while it is marked: loop-core marks a loop's run and a task's
+ * coroutine ({@link #markLoopThread}); a foreign loop marks each unit of work ({@link #beginUnit}: a
+ * Netty task or I/O batch, an AWT event); a thread the {@link Listener} names as a loop thread (a
+ * Reactor non-blocking thread, one matching {@code threads=REGEX}) is marked for its whole life. A
  * blocking method entered on a marked thread, outside the loop's own waiting, is passed to the
  * {@link Listener} once (nested blocking methods inside it are not: the outermost call is the one
  * the application made). On every other thread the check costs one {@code ThreadLocal} read.
  */
 public final class BlockingCheck {
 
-    /** Receives the blocking calls made on loop threads. Called on the blocking thread. */
+    /** Receives the blocking calls made on loop threads, and names foreign loop threads. */
     public interface Listener {
         /**
          * Called as {@code operation} (the JDK method, {@code java.lang.Thread.sleep(long)}) is
@@ -20,16 +28,26 @@ public final class BlockingCheck {
          * the call go on, or a message to throw as a {@link BlockingCallError}.
          */
         String blockingCall(String operation, Object blocker);
+
+        /**
+         * The kind of loop {@code thread} runs for its whole life (a Reactor non-blocking thread,
+         * a thread the user named), or null for an ordinary thread. Asked once per platform thread,
+         * on that thread, the first time it may block.
+         */
+        String loopKindOf(Thread thread);
+
+        /**
+         * {@code loop} (a thread's state) ran its first unit of work of kind {@code hint}, begun in
+         * a method of {@code origin}: the listener may refine its kind and find its loop object. On
+         * the loop thread, once per thread.
+         */
+        void loopStarted(LoopThread loop, String hint, Class<?> origin);
     }
 
-    /** Per marked thread: nesting of loop runs, of the loop's own waits, and of reported calls. */
-    private static final class State {
-        int marks;
-        int idle;
-        int inCall;
-    }
-
-    private static final ThreadLocal<State> STATE = new ThreadLocal<>();
+    private static final ThreadLocal<LoopThread> STATE = new ThreadLocal<>();
+    /** The state of every thread that is not a loop's, once asked. */
+    private static final LoopThread ORDINARY = new LoopThread(null);
+    private static final ConcurrentLinkedQueue<LoopThread> FOREIGN = new ConcurrentLinkedQueue<>();
     private static volatile Listener listener;
     /** The class whose instances the loop parks on to pass its baton (EventLoop): not a blocking call. */
     private static volatile Class<?> ownBlocker;
@@ -37,6 +55,7 @@ public final class BlockingCheck {
     private BlockingCheck() {
     }
 
+    /** Starts the check; {@code loopClass} is loop-core's baton blocker, or null without loop-core. */
     public static void install(Listener newListener, Class<?> loopClass) {
         ownBlocker = loopClass;
         listener = newListener;
@@ -44,32 +63,53 @@ public final class BlockingCheck {
 
     /** The current thread runs a loop or a task until the matching {@link #unmarkLoopThread}. */
     public static void markLoopThread() {
-        State state = STATE.get();
-        if (state == null) {
-            state = new State();
+        LoopThread state = STATE.get();
+        if (state == null || state == ORDINARY) {
+            state = new LoopThread(Thread.currentThread());
             STATE.set(state);
         }
         state.marks++;
     }
 
     public static void unmarkLoopThread() {
-        State state = STATE.get();
-        if (state != null && --state.marks <= 0) {
+        LoopThread state = STATE.get();
+        if (state != null && state != ORDINARY && --state.marks <= 0 && state.kind == null) {
             STATE.remove();
         }
     }
 
-    /** The loop thread starts its own wait for I/O: blocking inside it is the loop idling. */
-    public static void enterIdle() {
-        State state = STATE.get();
+    /**
+     * A unit of work of a foreign loop begins on the current thread: {@code work} is the task or
+     * event, {@code hint} the loop's kind as the hook knows it, {@code origin} the hooked class.
+     * Returns the thread's state, for {@link #endUnit}.
+     */
+    public static LoopThread beginUnit(String hint, Class<?> origin, Object work) {
+        LoopThread state = STATE.get();
+        if (state == null || state == ORDINARY || state.kind == null) {
+            state = foreign(state, hint, origin);
+        }
+        state.begin(work);
+        return state;
+    }
+
+    /** The unit begun by {@link #beginUnit} on this thread has ended. */
+    public static void endUnit(LoopThread state) {
         if (state != null) {
+            state.end();
+        }
+    }
+
+    /** The loop thread starts its own wait (for I/O, for its next task): blocking inside it is the loop idling. */
+    public static void enterIdle() {
+        LoopThread state = stateOfThisThread();
+        if (state != ORDINARY) {
             state.idle++;
         }
     }
 
     public static void exitIdle() {
-        State state = STATE.get();
-        if (state != null) {
+        LoopThread state = STATE.get();
+        if (state != null && state != ORDINARY) {
             state.idle--;
         }
     }
@@ -82,8 +122,8 @@ public final class BlockingCheck {
         if (blocker != null && blocker.getClass() == ownBlocker) {
             return false; // loop-core passing its baton: the most frequent park of all, so checked first
         }
-        State state = STATE.get();
-        if (state == null || state.idle != 0 || state.inCall != 0) {
+        LoopThread state = stateOfThisThread();
+        if (state.marks <= 0 || state.idle != 0 || state.inCall != 0) {
             return false;
         }
         state.inCall = 1;
@@ -104,15 +144,82 @@ public final class BlockingCheck {
     }
 
     public static void exit() {
-        State state = STATE.get();
-        if (state != null) {
+        LoopThread state = STATE.get();
+        if (state != null && state != ORDINARY) {
             state.inCall = 0;
         }
     }
 
     /** True while the current thread is inside a reported blocking call or the agent's own reporting. */
     public static boolean isInCall() {
-        State state = STATE.get();
+        LoopThread state = STATE.get();
         return state != null && state.inCall != 0;
+    }
+
+    /** The current thread's state while it runs loop code, else null. */
+    public static LoopThread current() {
+        LoopThread state = STATE.get();
+        return state == null || state == ORDINARY || state.marks <= 0 ? null : state;
+    }
+
+    /** The threads of foreign loops that are alive, in the order they started; the dead are forgotten. */
+    public static List<LoopThread> foreignLoops() {
+        List<LoopThread> alive = new ArrayList<>();
+        for (LoopThread loop : FOREIGN) {
+            if (loop.thread.isAlive()) {
+                alive.add(loop);
+            } else {
+                FOREIGN.remove(loop);
+            }
+        }
+        return alive;
+    }
+
+    /** This thread's state; on a platform thread's first call, the listener says whether it is a loop's. */
+    private static LoopThread stateOfThisThread() {
+        LoopThread state = STATE.get();
+        if (state != null) {
+            return state;
+        }
+        Thread thread = Thread.currentThread();
+        STATE.set(ORDINARY); // while the listener answers: a blocking call inside it must not ask again
+        String kind = null;
+        Listener current = listener;
+        if (current != null && !thread.isVirtual()) {
+            try {
+                kind = current.loopKindOf(thread);
+            } catch (Throwable ignored) {
+                // An ordinary thread, then.
+            }
+        }
+        if (kind == null) {
+            return ORDINARY;
+        }
+        LoopThread loop = new LoopThread(thread);
+        loop.kind = kind;
+        loop.permanent = true;
+        loop.marks = 1;
+        STATE.set(loop);
+        FOREIGN.add(loop);
+        return loop;
+    }
+
+    /** The current thread becomes a foreign loop's, keeping what loop-core or the listener had marked. */
+    private static LoopThread foreign(LoopThread known, String hint, Class<?> origin) {
+        LoopThread state = known == null || known == ORDINARY ? new LoopThread(Thread.currentThread()) : known;
+        state.kind = hint;
+        STATE.set(state);
+        if (!state.permanent) {
+            FOREIGN.add(state);
+        }
+        Listener current = listener;
+        if (current != null) {
+            try {
+                current.loopStarted(state, hint, origin);
+            } catch (Throwable ignored) {
+                // The loop keeps the hook's kind and no loop object.
+            }
+        }
+        return state;
     }
 }

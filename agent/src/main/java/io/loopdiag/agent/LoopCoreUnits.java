@@ -1,0 +1,89 @@
+package io.loopdiag.agent;
+
+import io.loopdiag.loop.EventLoop;
+import io.loopdiag.loop.Handle;
+import io.loopdiag.loop.LoopSnapshot;
+import io.loopdiag.loop.Task;
+import io.loopdiag.loop.LoopSnapshot.RunningCallback;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Which unit of loop-core's a thread runs now, for a finding made on that thread. Apart from the
+ * foreign loops' naming so that a JVM without loop-core never loads loop-core's classes.
+ */
+final class LoopCoreUnits {
+    private LoopCoreUnits() {
+    }
+
+    /**
+     * Where a finding happened.
+     *
+     * @param loop the loop's name, or null
+     * @param task the task as findings name it, or null
+     * @param unit the end of the message: {@code " in task 'fetch' (#3)"}
+     */
+    record Where(String loop, String task, String unit) {
+    }
+
+    /** The current thread's loop-core task or callback. */
+    static Where where() {
+        Task<?> task = Task.current();
+        EventLoop loop = EventLoop.current();
+        String taskName = Names.task(task);
+        String unit;
+        if (task != null) {
+            unit = " in task " + taskName;
+        } else if (loop != null && loop.currentHandle() != null) {
+            Handle handle = loop.currentHandle();
+            unit = " in callback " + handle.describeCallback();
+        } else {
+            unit = " on the loop thread";
+        }
+        return new Where(loop != null ? loop.name() : null, taskName, unit);
+    }
+
+    /** A loop-core thread's frames without the loop's own below the callback or the task's coroutine. */
+    static List<StackTraceElement> runningStack(StackTraceElement[] frames) {
+        return LoopSnapshot.runningStack(frames);
+    }
+
+    /** The open loops of loop-core in this JVM, oldest first, as the watchdog samples them. */
+    static List<WatchedLoop> watched() {
+        List<EventLoop> open = EventLoop.allLoops();
+        List<WatchedLoop> loops = new ArrayList<>(open.size());
+        for (EventLoop loop : open) {
+            loops.add(new Watched(loop));
+        }
+        return loops;
+    }
+
+    /** A loop-core loop: it publishes the handle it dispatches and a dispatch count. */
+    record Watched(EventLoop loop) implements WatchedLoop {
+        @Override
+        public Object key() {
+            return loop;
+        }
+
+        @Override
+        public String name() {
+            return loop.name();
+        }
+
+        @Override
+        public Object currentWork() {
+            return loop.currentHandle();
+        }
+
+        @Override
+        public long workCount() {
+            return loop.dispatchCount();
+        }
+
+        @Override
+        public Running running() {
+            RunningCallback callback = loop.runningCallback(true);
+            return callback == null ? null : new Running(callback.description(), callback.taskId(), callback.stack());
+        }
+    }
+}
