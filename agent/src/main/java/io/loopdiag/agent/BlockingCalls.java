@@ -122,7 +122,7 @@ final class BlockingCalls implements BlockingCheck.Listener {
     private static LoopCoreUnits.Where foreignUnit(LoopThread thread, List<StackTraceElement> call) {
         Object work = thread.work;
         String unit = ForeignLoops.hasUnits(thread) && work != null ? " in " + ForeignLoops.describe(thread, work, call)
-                : " on the " + thread.kind + " thread";
+                : " on " + ForeignLoops.threadOf(thread.kind);
         return new LoopCoreUnits.Where(thread.thread.getName(), null, unit);
     }
 
@@ -134,6 +134,16 @@ final class BlockingCalls implements BlockingCheck.Listener {
     @Override
     public void loopStarted(LoopThread loop, String hint, Class<?> origin) {
         foreignLoops.started(loop, hint, origin);
+    }
+
+    @Override
+    public void promiseSettled(Object promise, Object result) {
+        foreignLoops.promises().settled(promise, result);
+    }
+
+    @Override
+    public void promiseObserved(Object promise) {
+        foreignLoops.promises().observed(promise);
     }
 
     /** The class whose static initializer is on {@code frames}, or null. */

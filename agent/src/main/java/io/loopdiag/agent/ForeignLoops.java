@@ -62,18 +62,29 @@ final class ForeignLoops {
     private final Pattern threads;
     private final SelfCheck selfCheck;
     private final Runnable onLoop;
+    private final NettyPromises promises;
     private volatile Weaver weaver;
 
-    /** {@code threads}: the names of more loop threads, or null; {@code onLoop} runs as each loop thread is first seen. */
-    ForeignLoops(Pattern threads, SelfCheck selfCheck, Runnable onLoop) {
+    /**
+     * {@code threads}: the names of more loop threads, or null; {@code onLoop} runs as each loop
+     * thread is first seen; lost Netty promises are reported to {@code findings}.
+     */
+    ForeignLoops(Pattern threads, SelfCheck selfCheck, Runnable onLoop, Findings findings) {
         this.threads = threads;
         this.selfCheck = selfCheck;
         this.onLoop = onLoop;
+        this.promises = new NettyPromises(findings);
+    }
+
+    /** The detector of failed Netty promises nobody observed. */
+    NettyPromises promises() {
+        return promises;
     }
 
     /** The hooks of every foreign loop; {@code blocking} adds the pools' wait for work, which is idling. */
     static List<Hook> hooks(boolean blocking) {
         List<Hook> hooks = new ArrayList<>(NettyLoops.hooks());
+        hooks.addAll(NettyPromises.hooks());
         hooks.addAll(AwtLoops.hooks());
         if (blocking) {
             hooks.add(new Hook("java.util.concurrent.ThreadPoolExecutor", "java.util.concurrent.ThreadPoolExecutor#getTask()",
@@ -124,6 +135,16 @@ final class ForeignLoops {
     static boolean hasUnits(LoopThread loop) {
         String kind = loop.kind;
         return NETTY.equals(kind) || VERTX.equals(kind) || AWT.equals(kind);
+    }
+
+    /** How findings name a loop thread of {@code kind} outside a unit of work: {@code a Reactor non-blocking thread}. */
+    static String threadOf(String kind) {
+        return switch (kind) {
+            case REACTOR -> "a Reactor non-blocking thread";
+            case NAMED -> "a thread named by the threads option";
+            case AWT -> "the event dispatch thread";
+            default -> "the " + kind + " loop thread";
+        };
     }
 
     /** {@code frames} of a loop thread without the loop's own frames below the unit of work running. */

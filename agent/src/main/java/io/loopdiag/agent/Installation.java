@@ -47,7 +47,7 @@ final class Installation {
             failures = new LostExceptions(findings);
             LoopHooks.start(coroutines, failures);
         }
-        ForeignLoops foreignLoops = new ForeignLoops(options.threads(), selfCheck, report != null ? report::changed : () -> { });
+        ForeignLoops foreignLoops = new ForeignLoops(options.threads(), selfCheck, report != null ? report::changed : () -> { }, findings);
         BlockingCalls calls = blockingCheck(findings, loopClass, foreignLoops);
         List<Hook> hooks = hooks(loopClass != null);
         Weaver weaver = weave(hooks);
@@ -60,9 +60,9 @@ final class Installation {
         ControlServer.start(findings);
         Occurrences.watching(null);
         JfrEvents.warmUp();
-        Watchdog watchdog = watchdog(findings, loopClass != null, coroutines, failures);
+        Watchdog watchdog = watchdog(findings, loopClass != null, coroutines, failures, foreignLoops.promises());
         Dump.watch(watchdog, loopClass != null);
-        onExit(watchdog, coroutines, failures, report);
+        onExit(watchdog, coroutines, failures, foreignLoops.promises(), report);
         int problems = selfCheck.problems().size();
         return "slow=" + options.slow().toMillis() + "ms, blocking=" + options.blocking().id()
                 + "; watching " + (loopClass != null ? "loop-core, " : "") + "Netty, Vert.x, AWT and Reactor loops for slow callbacks, stalls"
@@ -178,13 +178,15 @@ final class Installation {
      * Starts the watchdog over loop-core's loops (if it is here) and the foreign loops; once a
      * second it also refills the creation-site budget and reports what was collected.
      */
-    private Watchdog watchdog(Findings findings, boolean loopCore, NeverAwaited coroutines, LostExceptions failures) {
+    private Watchdog watchdog(Findings findings, boolean loopCore, NeverAwaited coroutines, LostExceptions failures,
+                              NettyPromises promises) {
         Supplier<List<WatchedLoop>> loops = loopCore ? () -> {
             List<WatchedLoop> all = new ArrayList<>(LoopCoreUnits.watched());
             all.addAll(ForeignLoops.watched());
             return all;
         } : ForeignLoops::watched;
         return Watchdog.start(options.slow().toNanos(), findings, loops, () -> {
+            promises.pollCollected();
             if (loopCore) {
                 CreationSites.refill();
                 coroutines.pollCollected();
@@ -197,7 +199,8 @@ final class Installation {
      * One exit hook, in order: what still runs at exit is closed, what was never awaited or
      * retrieved is reported, then the report is written.
      */
-    private static void onExit(Watchdog watchdog, NeverAwaited coroutines, LostExceptions failures, Report report) {
+    private static void onExit(Watchdog watchdog, NeverAwaited coroutines, LostExceptions failures, NettyPromises promises,
+                               Report report) {
         try {
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 watchdog.closeAll(System.nanoTime());
@@ -205,6 +208,7 @@ final class Installation {
                     coroutines.exiting();
                     failures.exiting();
                 }
+                promises.exiting();
                 if (report != null) {
                     report.write();
                 }

@@ -42,7 +42,16 @@ public final class BlockingCheck {
          * the loop thread, once per thread.
          */
         void loopStarted(LoopThread loop, String hint, Class<?> origin);
+
+        /** A Netty promise completed with nobody listening or waiting; {@code result} is its outcome field. */
+        void promiseSettled(Object promise, Object result);
+
+        /** Someone asked a tracked Netty promise for its outcome, or listens to it now. */
+        void promiseObserved(Object promise);
     }
+
+    /** How many failed Netty promises are tracked: while none is, asking a promise costs one read. */
+    public static volatile int trackedPromises;
 
     private static final ThreadLocal<LoopThread> STATE = new ThreadLocal<>();
     /** The state of every thread that is not a loop's, once asked. */
@@ -173,6 +182,29 @@ public final class BlockingCheck {
             }
         }
         return alive;
+    }
+
+    /** A Netty promise completed without a listener or a waiter (the advice calls it once per such completion). */
+    public static void promiseSettled(Object promise, Object result) {
+        Listener current = listener;
+        if (current != null) {
+            try {
+                current.promiseSettled(promise, result);
+            } catch (Throwable ignored) {
+                // A failure not tracked is a lost report, never a broken promise.
+            }
+        }
+    }
+
+    public static void promiseObserved(Object promise) {
+        Listener current = listener;
+        if (current != null) {
+            try {
+                current.promiseObserved(promise);
+            } catch (Throwable ignored) {
+                // As above.
+            }
+        }
     }
 
     /** This thread's state; on a platform thread's first call, the listener says whether it is a loop's. */
