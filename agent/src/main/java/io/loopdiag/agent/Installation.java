@@ -64,9 +64,16 @@ final class Installation {
         Dump.watch(watchdog, loopClass != null);
         onExit(watchdog, coroutines, failures, foreignLoops.promises(), report);
         int problems = selfCheck.problems().size();
-        return "slow=" + options.slow().toMillis() + "ms, blocking=" + options.blocking().id()
-                + "; watching " + (loopClass != null ? "loop-core, " : "") + "Netty, Vert.x, AWT and Reactor loops for slow callbacks, stalls"
-                + (blocking ? ", blocking calls" : "") + (loopClass != null ? ", never-awaited coroutines and lost exceptions" : "")
+        List<String> detections = new ArrayList<>(List.of("slow callbacks", "stalls"));
+        if (blocking) {
+            detections.add("blocking calls");
+        }
+        if (loopClass != null) {
+            detections.add("never-awaited coroutines");
+        }
+        return "slow=" + options.slow().toMillis() + "ms, blocking=" + options.blocking().id() + "; watching "
+                + (loopClass != null ? "loop-core, " : "") + "Netty, Vert.x, AWT and Reactor loops for "
+                + String.join(", ", detections) + " and lost exceptions"
                 + (problems == 0 ? "" : "; " + problems + " self-check problem(s) above");
     }
 
