@@ -112,6 +112,21 @@ class WeaverTest {
         assertEquals(Map.of(), weaver.failed);
     }
 
+    @Test
+    void aNettyWithoutTheTaskMethodGetsOneLineAndTheOtherLinesIoHooksSayNothing() throws Exception {
+        List<Hook> hooks = NettyLoops.hooks();
+        Weaver weaver = new Weaver(hooks, selfCheck::unmatched);
+        // A Netty of another line: its executor runs tasks some other way, its loop has no processSelectedKeys.
+        for (String name : List.of(NettyLoops.TASK_CLASS, "io.netty.channel.nio.NioEventLoop")) {
+            byte[] bytes = new net.bytebuddy.ByteBuddy().subclass(Object.class).name(name)
+                    .defineMethod("runTasks", void.class, java.lang.reflect.Modifier.PUBLIC).intercept(net.bytebuddy.implementation.StubMethod.INSTANCE)
+                    .make().getBytes();
+            assertNull(weaver.transform(null, WeaverTest.class.getClassLoader(), name.replace('.', '/'), null, null, bytes));
+        }
+        assertEquals(List.of(NettyLoops.TASK_CLASS + "#safeExecute(Runnable) matches no method of " + NettyLoops.TASK_CLASS
+                + " here; Netty's tasks are neither timed nor checked for blocking calls"), selfCheck.problems());
+    }
+
     /** What the weaver makes of {@code type}'s class file, as the JVM would hand it over at load time. */
     private static byte[] weave(Weaver weaver, Class<?> type) throws IOException {
         String internalName = type.getName().replace('.', '/');
