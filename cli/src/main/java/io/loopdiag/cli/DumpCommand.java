@@ -32,11 +32,14 @@ final class DumpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        return Verbs.stream(spec, target, this::print);
+        return Verbs.stream(spec, target, DumpCommand::print);
     }
 
-    /** Prints each loop as it arrives, task by task: a dump of 100,000 tasks is never held whole. */
-    private int print(JsonParser parser, PrintWriter out) throws IOException {
+    /**
+     * Prints each loop as it arrives, task by task: a dump of 100,000 tasks is never held whole.
+     * {@code parser} is on the first loop's START_OBJECT; returns the exit code.
+     */
+    static int print(JsonParser parser, PrintWriter out) throws IOException {
         while (parser.currentToken() == JsonToken.START_OBJECT) {
             printLoop(parser, out);
             parser.nextToken();

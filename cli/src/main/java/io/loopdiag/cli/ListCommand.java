@@ -50,13 +50,18 @@ final class ListCommand implements Callable<Integer> {
             out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
             return ExitCodes.OK;
         }
+        print(rows, out);
+        return ExitCodes.OK;
+    }
+
+    /** The table of {@code rows}, as {@code --json} has them: one line per JVM. */
+    static void print(JsonNode rows, PrintWriter out) {
         out.printf(ROW, "PID", "AGENT", "LOOPS", "TASKS", "MAIN");
         for (JsonNode row : rows) {
             out.printf(ROW, row.path(Fields.PID).asLong(), row.path(Fields.AGENT).asText("-"),
                     row.has(Fields.LOOPS) ? row.path(Fields.LOOPS).asInt() : "-", row.has(Fields.TASKS) ? row.path(Fields.TASKS).asInt() : "-",
                     Views.fit(Text.printable(row.path(Fields.MAIN).asText()), Views.WIDTH - 40));
         }
-        return ExitCodes.OK;
     }
 
     /** Adds the agent's version and the loop and task counts, where the agent runs; a JVM that cannot say is listed bare. */
@@ -66,16 +71,20 @@ final class ListCommand implements Callable<Integer> {
             if (Attach.controlSocket(jvm) == null) {
                 return;
             }
-            JsonNode info = new ControlClient(jvm).request(Control.INFO);
-            row.put(Fields.AGENT, info.path(Fields.AGENT_VERSION).asText());
-            int tasks = 0;
-            for (JsonNode loop : info.path(Fields.LOOPS)) {
-                tasks += loop.path(Fields.TASK_COUNT).asInt();
-            }
-            row.put(Fields.LOOPS, info.path(Fields.LOOPS).size());
-            row.put(Fields.TASKS, tasks);
+            count(row, new ControlClient(jvm).request(Control.INFO));
         } catch (Failure | RuntimeException e) {
             row.put(Fields.NOTE, e.getMessage());
         }
+    }
+
+    /** Adds to {@code row} the agent's version and the loop and task counts of {@code info}, the agent's answer to info. */
+    static void count(ObjectNode row, JsonNode info) {
+        row.put(Fields.AGENT, info.path(Fields.AGENT_VERSION).asText());
+        int tasks = 0;
+        for (JsonNode loop : info.path(Fields.LOOPS)) {
+            tasks += loop.path(Fields.TASK_COUNT).asInt();
+        }
+        row.put(Fields.LOOPS, info.path(Fields.LOOPS).size());
+        row.put(Fields.TASKS, tasks);
     }
 }

@@ -36,10 +36,11 @@ final class PsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        return Verbs.run(spec, target, this::print);
+        return Verbs.run(spec, target, (dump, out) -> print(dump, order, out));
     }
 
-    private void print(JsonNode dump, PrintWriter out) {
+    /** The view of {@code dump}, its tasks in {@code order}. */
+    static void print(JsonNode dump, Order order, PrintWriter out) {
         List<JsonNode> tasks = new java.util.ArrayList<>(Views.tasks(dump));
         if (order == Order.waited) {
             tasks.sort(Comparator.comparingLong((JsonNode t) -> t.path(Fields.SUSPENDED_MILLIS).asLong()).reversed());

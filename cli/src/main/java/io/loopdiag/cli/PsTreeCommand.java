@@ -35,10 +35,11 @@ final class PsTreeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        return Verbs.runWith(spec, target, this::print);
+        return Verbs.runWith(spec, target, PsTreeCommand::print);
     }
 
-    private int print(JsonNode dump, PrintWriter out) {
+    /** The view of {@code dump}; returns the exit code: 1 when it finds an await cycle. */
+    static int print(JsonNode dump, PrintWriter out) {
         int cycles = 0;
         for (JsonNode loop : dump.path(Fields.LOOPS)) {
             Map<Long, JsonNode> byId = new LinkedHashMap<>();
@@ -65,7 +66,7 @@ final class PsTreeCommand implements Callable<Integer> {
     }
 
     /** Prints {@code id} and what it awaits below it; returns how many cycles were found. */
-    private int printTask(PrintWriter out, Map<Long, JsonNode> byId, long id, String indent, boolean last,
+    private static int printTask(PrintWriter out, Map<Long, JsonNode> byId, long id, String indent, boolean last,
                           List<Long> path, Set<Long> printed) {
         JsonNode task = byId.get(id);
         String branch = indent + (last ? "└── " : "├── ");
