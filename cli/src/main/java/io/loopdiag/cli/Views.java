@@ -3,6 +3,7 @@ package io.loopdiag.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.Frame;
+import io.loopdiag.protocol.LoopKinds;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -50,6 +51,17 @@ final class Views {
             text += " (due in " + duration(awaiting.path(Fields.DUE_IN_MILLIS).asLong()) + ")";
         }
         return text;
+    }
+
+    /** A loop's kind ({@link LoopKinds}), as written: loop-core for a loop without one (a dump of an agent that writes none). */
+    static String kind(JsonNode loop) {
+        JsonNode kind = loop.path(Fields.KIND);
+        return LoopKinds.of(kind.isTextual() ? kind.asText() : null);
+    }
+
+    /** True for a loop the agent watches without owning it: a Netty loop, the AWT event thread... */
+    static boolean isForeign(JsonNode loop) {
+        return LoopKinds.isForeign(kind(loop));
     }
 
     /** {@code 'name' #id} */

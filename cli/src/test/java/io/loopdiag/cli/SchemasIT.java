@@ -101,12 +101,14 @@ class SchemasIT {
         Set<String> described = new TreeSet<>();
         FILES.forEach((id, file) -> collectPropertyNames(file, described));
         described.removeAll(Kind.ids()); // the summary's properties are the kinds
+        described.removeAll(LoopKinds.all()); // and a list row's loopsByKind's, the loops' kinds
         assertEquals(declared, described, "Fields' names and the schemas' property names");
 
         JsonNode defs = FILES.get(FINDINGS).path("$defs");
         assertEquals(Kind.ids(), JSON.convertValue(defs.path("kind").path("enum"), List.class), "the kinds");
         assertEquals(Set.copyOf(Kind.ids()), names(defs.path("summary").path("properties")), "the summary's kinds");
         assertEquals(LoopKinds.all(), JSON.convertValue(FILES.get(DUMP).at("/$defs/loopKind/enum"), List.class), "the loops' kinds");
+        assertEquals(Set.copyOf(LoopKinds.all()), names(FILES.get(LIST).at("/$defs/loopsByKind/properties")), "a list row's kinds");
         assertEquals(Schemas.REPORT, FILES.get(REPORT).at("/properties/schema/const").asText());
         assertEquals(Schemas.DUMP, FILES.get(DUMP).at("/properties/schema/const").asText());
         assertEquals(Schemas.LIST, FILES.get(LIST).at("/properties/schema/const").asText());
@@ -262,6 +264,23 @@ class SchemasIT {
         ObjectNode negativeChannels = foreign.deepCopy();
         ((ObjectNode) negativeChannels.path("loops").get(2)).put("channelCount", -1);
         assertFailsAt(DUMP, negativeChannels, "minimum", "/loops/2/channelCount");
+    }
+
+    @Test
+    void aListRowWithItsLoopsByKindMatchesTheSchemaAndAnUnknownKindFails() throws Exception {
+        ObjectNode list = JSON.createObjectNode().put("schema", "loopdiag-list/1");
+        ObjectNode row = list.putArray("jvms").addObject().put("pid", 5151).put("main", "com.example.Shop");
+        ListCommand.count(row, JSON.readTree(ViewsTest.resource("dump-foreign-loops.json")));
+        assertEquals(7, row.path("loops").asInt(), row.toString());
+        assertValid(LIST, list, "a row with loops of every kind");
+
+        ObjectNode before = list.deepCopy();
+        ((ObjectNode) before.path("jvms").get(0)).remove("loopsByKind");
+        assertValid(LIST, before, "a row of a CLI that counted no kinds");
+
+        ObjectNode unknown = list.deepCopy();
+        ((ObjectNode) unknown.path("jvms").get(0).path("loopsByKind")).put("kotlin", 1);
+        assertFailsNaming(LIST, unknown, "additionalProperties", "kotlin");
     }
 
     // ---- validation ---------------------------------------------------------------------------------

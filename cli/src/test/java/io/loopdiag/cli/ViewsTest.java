@@ -19,10 +19,13 @@ import org.junit.jupiter.api.Test;
 /**
  * The human views of list, ps, pstree and dump, of dumps written here by hand: what a user sees
  * of each. {@code dump-before-kinds.json} is a dump of an agent that does not write a loop's
- * kind; its views are pinned line by line.
+ * kind, its views pinned line by line as they were before loops had kinds; {@code
+ * dump-foreign-loops.json} has a loop of every kind.
  */
 class ViewsTest {
     private static final String BEFORE_KINDS = "dump-before-kinds.json";
+    /** A loop of every kind, as the agent writes them: SchemasIT validates it. */
+    private static final String FOREIGN = "dump-foreign-loops.json";
 
     // ---- a dump without kinds: every view as it always was ----------------------------------------
 
@@ -122,11 +125,27 @@ class ViewsTest {
         ArrayNode rows = rows(resource(BEFORE_KINDS));
         assertEquals("""
                 [{"pid":17,"main":"org.codehaus.plexus.classworlds.launcher.Launcher -B"},\
-                {"pid":4242,"main":"/srv/app.jar serve","agent":"0.1.0","loops":2,"tasks":5}]""", rows.toString());
+                {"pid":4242,"main":"/srv/app.jar serve","agent":"0.1.0","loops":2,"tasks":5,"loopsByKind":{"loop-core":2}}]""", rows.toString());
         assertEquals("""
                      PID  AGENT           LOOPS  TASKS  MAIN
                       17  -                   -      -  org.codehaus.plexus.classworlds.launcher.Launcher -B
                     4242  0.1.0               2      5  /srv/app.jar serve
+                """, list(rows));
+    }
+
+    // ---- foreign loops: Netty, Vert.x, Reactor, AWT, named threads ---------------------------------
+
+    @Test
+    void listCountsTheLoopsOfEachKindOnASecondLine() {
+        ArrayNode rows = rows(resource(FOREIGN));
+        assertEquals("""
+                {"pid":4242,"main":"/srv/app.jar serve","agent":"0.2.0","loops":7,"tasks":1,\
+                "loopsByKind":{"loop-core":1,"netty":2,"vertx":1,"reactor":1,"awt":1,"named":1}}""", rows.get(1).toString());
+        assertEquals("""
+                     PID  AGENT           LOOPS  TASKS  MAIN
+                      17  -                   -      -  org.codehaus.plexus.classworlds.launcher.Launcher -B
+                    4242  0.2.0               7      1  /srv/app.jar serve
+                          loops: 1 loop-core, 2 netty, 1 vertx, 1 reactor, 1 awt, 1 named
                 """, list(rows));
     }
 

@@ -91,6 +91,8 @@ public final class Fields {
     public static final String MAIN = "main";
     /** The agent's version in a JVM that runs it; absent otherwise. */
     public static final String AGENT = "agent";
+    /** A list row's loops counted by kind ({@link LoopKinds}): {@code {"loop-core": 1, "netty": 4}}. */
+    public static final String LOOPS_BY_KIND = "loopsByKind";
     /** Why a JVM could not say more. */
     public static final String NOTE = "note";
 
