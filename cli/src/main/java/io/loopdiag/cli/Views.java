@@ -38,6 +38,17 @@ final class Views {
         return frame == null ? "" : frame.text();
     }
 
+    /**
+     * The innermost frame that is the application's and not of the framework running a loop of
+     * {@code kind} ({@link Frame#application(List, String)}), as written; empty for no frames.
+     */
+    static String applicationFrame(JsonNode stack, String kind) {
+        List<String> frames = new ArrayList<>(stack.size());
+        stack.forEach(frame -> frames.add(frame.asText()));
+        Frame frame = Frame.application(frames, kind);
+        return frame == null ? "" : frame.text();
+    }
+
     /** What a task awaits, in a few words: {@code task #3 'fetch'}, {@code lock Lock[...]}, {@code timer (due in 4.0 s)}. */
     static String awaiting(JsonNode task) {
         JsonNode awaiting = task.path(Fields.AWAITING);
@@ -72,6 +83,27 @@ final class Views {
     /** {@code text} cut to {@code width} characters, with an ellipsis when cut. */
     static String fit(String text, int width) {
         return text.length() <= width ? text : text.substring(0, Math.max(0, width - 1)) + "…";
+    }
+
+    /**
+     * {@code text} cut to {@code width} characters in its middle, with an ellipsis when cut: for a
+     * thread's name, whose end tells it from its siblings ({@code nioEventLoopGroup-2-1}). A pair
+     * of surrogates stays whole.
+     */
+    static String fitMiddle(String text, int width) {
+        if (text.length() <= width) {
+            return text;
+        }
+        int tail = (width - 1) / 2;
+        int headEnd = width - 1 - tail;
+        int tailStart = text.length() - tail;
+        if (headEnd > 0 && Character.isHighSurrogate(text.charAt(headEnd - 1))) {
+            headEnd--;
+        }
+        if (tailStart < text.length() && Character.isLowSurrogate(text.charAt(tailStart))) {
+            tailStart++;
+        }
+        return text.substring(0, headEnd) + "…" + text.substring(tailStart);
     }
 
     /** Every task of every loop, each with its loop's name under {@code loop}. */

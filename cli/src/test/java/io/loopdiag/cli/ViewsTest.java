@@ -1,6 +1,7 @@
 package io.loopdiag.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
@@ -8,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.loopdiag.protocol.Fields;
+import io.loopdiag.protocol.LoopKinds;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -136,6 +138,110 @@ class ViewsTest {
     // ---- foreign loops: Netty, Vert.x, Reactor, AWT, named threads ---------------------------------
 
     @Test
+    void psListsTheTasksThenOneRowPerForeignLoopWithWhatItRunsForHowLongAndWhere() {
+        assertEquals("""
+                LOOP             ID NAME         STATE      WAITED AWAITS           WHERE
+                ledger            1 main         suspended  19.0 s timer sleep PT1… Ledger.java:21 lambda$main$0
+
+                LOOP                      KIND    STATE       FOR RUNS                     WHERE
+                AWT-EventQueue-0          awt     running   1.2 s MouseEvent MOUSE_RELEAS… SaveAction.java:30 actio…
+                nioEventLoopGroup-2-1     netty   running   4.1 s I/O of handler 'orders'… OrderHandler.java:57 res…
+                nioEventLoopGroup-2-2     netty   idle          - -
+                vert.x-eventloop-thread-0 vertx   running   35 ms task com.example.PriceV… PriceVerticle.java:18 la…
+                parallel-1                reactor running       - -
+                ingest-loop               named   idle          - -
+                """, ps(resource(FOREIGN), PsCommand.Order.id));
+        assertEquals("""
+                LOOP             ID NAME         STATE      WAITED AWAITS           WHERE
+                ledger            1 main         suspended  19.0 s timer sleep PT1… Ledger.java:21 lambda$main$0
+
+                LOOP                      KIND    STATE       FOR RUNS                     WHERE
+                nioEventLoopGroup-2-1     netty   running   4.1 s I/O of handler 'orders'… OrderHandler.java:57 res…
+                AWT-EventQueue-0          awt     running   1.2 s MouseEvent MOUSE_RELEAS… SaveAction.java:30 actio…
+                vert.x-eventloop-thread-0 vertx   running   35 ms task com.example.PriceV… PriceVerticle.java:18 la…
+                nioEventLoopGroup-2-2     netty   idle          - -
+                parallel-1                reactor running       - -
+                ingest-loop               named   idle          - -
+                """, ps(resource(FOREIGN), PsCommand.Order.waited), "the longest running first");
+    }
+
+    @Test
+    void psOfAJvmWithOnlyForeignLoopsShowsNoTaskTable() {
+        ObjectNode dump = (ObjectNode) tree(resource(FOREIGN));
+        dump.withArray(Fields.LOOPS).remove(0);
+        String shown = ps(dump.toString(), PsCommand.Order.id);
+        assertTrue(shown.startsWith("LOOP                      KIND    STATE       FOR RUNS"), shown);
+        assertEquals(7, shown.lines().count(), shown);
+    }
+
+    @Test
+    void pstreeShowsEachForeignLoopWithItsKindAndTheUnitOfWorkItRuns() {
+        assertEquals("""
+                loop 'ledger' #1 (idle)
+                └── (T) 'main' #1 [suspended, 19.0 s]
+                      at app//com.example.Ledger.lambda$main$0(Ledger.java:21)
+                    └── awaits timer sleep PT1M (due in 41.0 s)
+                loop 'AWT-EventQueue-0' #22 [awt] (running)
+                └── running for 1.2 s: MouseEvent MOUSE_RELEASED on javax.swing.JButton 'save'
+                      at app//com.example.SaveAction.actionPerformed(SaveAction.java:30)
+                loop 'nioEventLoopGroup-2-1' #27 [netty] (running)
+                └── running for 4.1 s: I/O of handler 'orders' (com.example.OrderHandler)
+                      at app//com.example.OrderHandler.reserveStock(OrderHandler.java:57)
+                loop 'nioEventLoopGroup-2-2' #28 [netty] (idle)
+                loop 'vert.x-eventloop-thread-0' #31 [vertx] (running)
+                └── running for 35 ms: task com.example.PriceVerticle$$Lambda/0x00007f3c0c123456
+                      at app//com.example.PriceVerticle.lambda$start$0(PriceVerticle.java:18)
+                loop 'parallel-1' #40 [reactor] (running)
+                loop 'ingest-loop' #45 [named] (idle)
+                exit 0
+                """, pstree(resource(FOREIGN)));
+    }
+
+    @Test
+    void dumpHeadsEachForeignLoopWithItsKindWhatItRunsItsCountsAndThenTheRunningUnitsStack() {
+        assertEquals("""
+                loop 'ledger' #1, idle on no thread: 0 ready, 1 timers, 42 callbacks run, 1 tasks
+                  idle between callbacks
+
+                task 'main' #1 [suspended 19.0 s, awaits timer sleep PT1M (due in 41.0 s)]:
+                    at app//io.loopdiag.loop.Async.sleep(Async.java:58)
+                    at app//com.example.Ledger.lambda$main$0(Ledger.java:21)
+
+                loop 'AWT-EventQueue-0' #22 [awt] running for 1.2 s: MouseEvent MOUSE_RELEASED on javax.swing.JButton 'save'
+                  events queued 3, events dispatched 4411
+                    at java.base/java.lang.Thread.sleep(Thread.java:509)
+                    at app//com.example.SaveAction.actionPerformed(SaveAction.java:30)
+                    at java.desktop/javax.swing.AbstractButton.fireActionPerformed(AbstractButton.java:1972)
+                    at java.desktop/java.awt.EventQueue.dispatchEvent(EventQueue.java:723)
+
+                loop 'nioEventLoopGroup-2-1' #27 [netty] running for 4.1 s: I/O of handler 'orders' (com.example.OrderHandler)
+                  pending tasks 12, scheduled 1, channels 8, units started 1520
+                    at java.base/java.lang.Object.wait0(Native Method)
+                    at java.base/java.lang.Object.wait(Object.java:375)
+                    at app//io.netty.util.concurrent.DefaultPromise.await(DefaultPromise.java:254)
+                    at app//io.netty.util.concurrent.DefaultPromise.sync(DefaultPromise.java:405)
+                    at app//com.example.OrderHandler.reserveStock(OrderHandler.java:57)
+                    at app//com.example.OrderHandler.channelRead(OrderHandler.java:42)
+                    at app//io.netty.channel.AbstractChannelHandlerContext.invokeChannelRead(AbstractChannelHandlerContext.java:444)
+
+                loop 'nioEventLoopGroup-2-2' #28 [netty] idle
+                  pending tasks 0, scheduled 0, channels 7, units started 883
+
+                loop 'vert.x-eventloop-thread-0' #31 [vertx] running for 35 ms: task com.example.PriceVerticle$$Lambda/0x00007f3c0c123456
+                  channels 2, units started 120
+                    at app//com.example.PriceVerticle.lambda$start$0(PriceVerticle.java:18)
+                    at app//io.vertx.core.impl.ContextImpl.emit(ContextImpl.java:328)
+                    at app//io.netty.util.concurrent.AbstractEventExecutor.runTask(AbstractEventExecutor.java:173)
+
+                loop 'parallel-1' #40 [reactor] running
+
+                loop 'ingest-loop' #45 [named] idle
+
+                findings: none
+                """, dump(resource(FOREIGN)));
+    }
+
+    @Test
     void listCountsTheLoopsOfEachKindOnASecondLine() {
         ArrayNode rows = rows(resource(FOREIGN));
         assertEquals("""
@@ -147,6 +253,90 @@ class ViewsTest {
                     4242  0.2.0               7      1  /srv/app.jar serve
                           loops: 1 loop-core, 2 netty, 1 vertx, 1 reactor, 1 awt, 1 named
                 """, list(rows));
+    }
+
+    @Test
+    void aLoopOfKindLoopCoreShowsAsALoopWithoutAKind() {
+        ObjectNode tagged = (ObjectNode) tree(resource(BEFORE_KINDS));
+        tagged.withArray(Fields.LOOPS).forEach(loop -> ((ObjectNode) loop).put(Fields.KIND, LoopKinds.LOOP_CORE));
+        String before = resource(BEFORE_KINDS);
+        assertEquals(ps(before, PsCommand.Order.id), ps(tagged.toString(), PsCommand.Order.id));
+        assertEquals(pstree(before), pstree(tagged.toString()));
+        assertEquals(dump(before), dump(tagged.toString()));
+        assertEquals(list(rows(before)), list(rows(tagged.toString())));
+    }
+
+    @Test
+    void aForeignLoopWhoseKindComesAfterItsEmptyTasksIsStillShownAsForeign() {
+        ObjectNode dump = (ObjectNode) tree(resource(FOREIGN));
+        for (JsonNode loop : dump.withArray(Fields.LOOPS)) {
+            JsonNode kind = ((ObjectNode) loop).remove(Fields.KIND);
+            ((ObjectNode) loop).set(Fields.KIND, kind); // now after tasks
+        }
+        assertEquals(dump(resource(FOREIGN)), dump(dump.toString()));
+    }
+
+    @Test
+    void aLoopOfAKindNotKnownHereIsShownAsForeignWithItsCountsThatAreNotZero() {
+        String unknown = """
+                {"loops": [{"kind": "kotlin", "id": 9, "name": "coroutine-loop", "state": "running", "thread": "coroutine-loop",
+                  "readyCount": 2, "timerCount": 0, "dispatchCount": 31, "taskCount": 0,
+                  "running": {"description": "resume of Job#4", "runningMillis": 3, "taskId": -1,
+                              "stack": ["app//com.example.Sync.step(Sync.java:9)"]}, "tasks": []}],
+                 "findings": {"summary": {}, "dropped": 0, "detections": []}}""";
+        assertEquals("""
+                loop 'coroutine-loop' #9 [kotlin] running for 3 ms: resume of Job#4
+                  ready 2, units started 31
+                    at app//com.example.Sync.step(Sync.java:9)
+
+                findings: none
+                """, dump(unknown));
+        assertTrue(ps(unknown, PsCommand.Order.id).contains("\ncoroutine-loop            kotlin  running    3 ms resume of Job#4"),
+                ps(unknown, PsCommand.Order.id));
+        assertTrue(pstree(unknown).startsWith("loop 'coroutine-loop' #9 [kotlin] (running)\n└── running for 3 ms: resume of Job#4\n"),
+                pstree(unknown));
+    }
+
+    /** Names, kinds and descriptions come from the application (or a newer agent): never raw on a terminal, never past the width. */
+    @Test
+    void hostileTextOfForeignLoopsIsEscapedAndPsPstreeAndListStayInsideTheWidth() {
+        String hostile = "evil\u001b[2J\r\u0007\u202e\nloop" + "-long".repeat(30) + "-2-1 \uD83D\uDE00";
+        ObjectNode dump = (ObjectNode) tree(resource(FOREIGN));
+        ObjectNode netty = (ObjectNode) dump.withArray(Fields.LOOPS).get(2);
+        netty.put(Fields.NAME, hostile).put(Fields.THREAD, hostile + "-thread");
+        ((ObjectNode) dump.withArray(Fields.LOOPS).get(6)).put(Fields.KIND, "kot\u001b[31mlin" + "x".repeat(200));
+        ObjectNode running = (ObjectNode) netty.path(Fields.RUNNING);
+        running.put(Fields.DESCRIPTION, "I/O of handler '" + hostile + "' (" + "com.example.".repeat(20) + "Handler)");
+        ((ArrayNode) running.path(Fields.STACK)).insert(4, "app//com.example.Evil\u001b[2J.run(Evil.java:1)");
+        String json = dump.toString();
+        String escaped = "evil\\u001b[2J\\u000d\\u0007\\u202e\\u000aloop";
+        for (String view : java.util.List.of(ps(json, PsCommand.Order.id), pstree(json), dump(json), list(rows(json)))) {
+            assertTrue(view.replace("\n", "").codePoints().noneMatch(c -> Character.isISOControl(c) || c == 0x202e), view);
+        }
+        for (String view : java.util.List.of(ps(json, PsCommand.Order.id), pstree(json), list(rows(json)))) {
+            assertTrue(view.lines().allMatch(line -> line.length() <= Views.WIDTH), "fits " + Views.WIDTH + " columns:\n" + view);
+        }
+        assertTrue(ps(json, PsCommand.Order.id).contains("\nevil\\u001b[2…-long-2-1 \uD83D\uDE00 netty   running   4.1 s I/O of handler 'evil\\u0… Evil.java:1 run\n"),
+                "the start and the end of the name, the frame past Netty's: " + ps(json, PsCommand.Order.id));
+        assertTrue(ps(json, PsCommand.Order.id).contains("\ningest-loop               kot\\u0… idle"), ps(json, PsCommand.Order.id));
+        assertTrue(pstree(json).contains("\nloop 'evil\\u001b[2J\\u000d\\u0007\\u202…ng-long-long-long-long-2-1 \uD83D\uDE00' #27 [netty] (running)\n"),
+                pstree(json));
+        assertTrue(dump(json).contains("loop '" + escaped), dump(json));
+        assertTrue(dump(json).contains(" on " + escaped), "the thread, when it is not the name: " + dump(json));
+        assertTrue(dump(json).contains("\n    at app//com.example.Evil\\u001b[2J.run(Evil.java:1)\n"), dump(json));
+        assertTrue(pstree(json).contains("\n      at app//com.example.Evil\\u001b[2J.run(Evil.java:1)\n"),
+                "past the framework's frames on a Netty loop: " + pstree(json));
+        assertTrue(list(rows(json)).contains("loops: 1 loop-core, 2 netty, 1 vertx, 1 reactor, 1 awt, 1 kot\\u001b[31mlinxxx"),
+                list(rows(json)));
+    }
+
+    @Test
+    void aNameIsCutInItsMiddleKeepingItsEndAndItsSurrogatePairsWhole() {
+        assertEquals("nioEventLoopGroup-2-1", Views.fitMiddle("nioEventLoopGroup-2-1", 21));
+        assertEquals("multiThre…Group-2-1", Views.fitMiddle("multiThreadIoEventLoopGroup-2-1", 19));
+        assertEquals("ab…yz", Views.fitMiddle("abcdefghijklmnopqrstuvwxyz", 5));
+        assertEquals("a…\uD83D\uDE00", Views.fitMiddle("a\uD83D\uDE00bcdefgh\uD83D\uDE00", 5), "no lone surrogate at either cut");
+        assertEquals("ab…z", Views.fitMiddle("ab\uD83D\uDE00cdefg\uD83D\uDE00z", 5));
     }
 
     // ---- the views, run as the verbs run them ------------------------------------------------------
