@@ -109,11 +109,8 @@ final class DumpCommand implements Callable<Integer> {
         String name = loop.path(Fields.NAME).asText();
         String thread = loop.path(Fields.THREAD).asText(name);
         JsonNode running = loop.path(Fields.RUNNING);
-        String now = running.isObject()
-                ? "running for " + Views.duration(running.path(Fields.RUNNING_MILLIS).asLong()) + ": " + running.path(Fields.DESCRIPTION).asText()
-                : loop.path(Fields.STATE).asText();
         out.println(Text.printable("loop '" + name + "' #" + loop.path(Fields.ID).asLong() + " [" + Views.kind(loop) + "]"
-                + (thread.equals(name) ? "" : " on " + thread) + " " + now));
+                + (thread.equals(name) ? "" : " on " + thread) + " " + Views.runningUnit(loop)));
         String counts = counts(loop);
         if (!counts.isEmpty()) {
             out.println("  " + counts);
@@ -126,7 +123,7 @@ final class DumpCommand implements Callable<Integer> {
 
     /**
      * A foreign loop's counts, in its framework's words: {@code pending tasks 12, scheduled 1,
-     * channels 8, units started 1520} (Netty), {@code events queued 3, events dispatched 4411}
+     * channels 8, units started 1520} (Netty, Vert.x), {@code events queued 3, events dispatched 4411}
      * (AWT). A count the kind does not keep is left out, and so is any count of a kind not known
      * here that is 0.
      */
@@ -137,9 +134,9 @@ final class DumpCommand implements Callable<Integer> {
         long units = loop.path(Fields.DISPATCH_COUNT).asLong();
         List<String> counts = new ArrayList<>();
         switch (kind) {
-            case LoopKinds.NETTY -> counts.addAll(List.of("pending tasks " + ready, "scheduled " + timers));
+            case LoopKinds.NETTY, LoopKinds.VERTX -> counts.addAll(List.of("pending tasks " + ready, "scheduled " + timers));
             case LoopKinds.AWT -> counts.add("events queued " + ready);
-            case LoopKinds.VERTX, LoopKinds.REACTOR, LoopKinds.NAMED -> { } // no queue the agent reads
+            case LoopKinds.REACTOR, LoopKinds.NAMED -> { } // no queue the agent reads
             default -> {
                 if (ready > 0) {
                     counts.add("ready " + ready);

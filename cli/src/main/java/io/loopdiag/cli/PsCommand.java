@@ -3,6 +3,7 @@ package io.loopdiag.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.Frame;
+import io.loopdiag.protocol.LoopKinds;
 import io.loopdiag.protocol.States;
 import io.loopdiag.protocol.Text;
 import java.io.PrintWriter;
@@ -115,15 +116,15 @@ final class PsCommand implements Callable<Integer> {
                     ? Frame.parse(Views.applicationFrame(running.path(Fields.STACK), Views.kind(loop))).shortForm() : "";
             out.println(String.format(LOOP_ROW, Views.fitMiddle(Text.printable(loop.path(Fields.NAME).asText()), 25),
                     Views.fit(Text.printable(Views.kind(loop)), 7), Views.fit(Text.printable(loop.path(Fields.STATE).asText()), 7),
-                    running.isObject() ? Views.duration(runningMillis(loop)) : "-",
+                    runningMillis(loop) >= 0 ? Views.duration(runningMillis(loop)) : "-",
                     running.isObject() ? Views.fit(Text.printable(running.path(Fields.DESCRIPTION).asText()), 24) : "-",
                     Views.fit(Text.printable(where), Views.WIDTH - LOOP_USED)).stripTrailing());
         }
     }
 
-    /** How long a loop's unit of work has run; -1 between units. */
+    /** How long a loop's unit of work has run; -1 between units, and for a thread without units (a Reactor one), which is not timed. */
     private static long runningMillis(JsonNode loop) {
         JsonNode running = loop.path(Fields.RUNNING);
-        return running.isObject() ? running.path(Fields.RUNNING_MILLIS).asLong() : -1;
+        return running.isObject() && LoopKinds.hasUnits(Views.kind(loop)) ? running.path(Fields.RUNNING_MILLIS).asLong() : -1;
     }
 }

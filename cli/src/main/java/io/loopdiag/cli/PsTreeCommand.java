@@ -83,8 +83,7 @@ final class PsTreeCommand implements Callable<Integer> {
         if (!running.isObject()) {
             return;
         }
-        out.println(Views.fit((last ? "└── " : "├── ") + "running for " + Views.duration(running.path(Fields.RUNNING_MILLIS).asLong())
-                + ": " + Text.printable(running.path(Fields.DESCRIPTION).asText()), Views.WIDTH));
+        out.println(Views.fit((last ? "└── " : "├── ") + Text.printable(Views.runningUnit(loop)), Views.WIDTH));
         String where = Views.applicationFrame(running.path(Fields.STACK), Views.kind(loop));
         if (!where.isEmpty()) {
             out.println((last ? "    " : "│   ") + "  at " + Text.printable(where));

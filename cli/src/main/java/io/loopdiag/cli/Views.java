@@ -75,6 +75,23 @@ final class Views {
         return LoopKinds.isForeign(kind(loop));
     }
 
+    /**
+     * What a foreign loop runs now, in a few words: {@code running for 4.1 s: I/O of handler
+     * 'orders' (...)}; {@code running: thread blocked} for a thread without units of work, whose
+     * unit is not timed ({@link LoopKinds#hasUnits}); its state between units.
+     */
+    static String runningUnit(JsonNode loop) {
+        JsonNode running = loop.path(Fields.RUNNING);
+        String state = loop.path(Fields.STATE).asText();
+        if (!running.isObject()) {
+            return state;
+        }
+        String description = running.path(Fields.DESCRIPTION).asText();
+        return LoopKinds.hasUnits(kind(loop))
+                ? "running for " + duration(running.path(Fields.RUNNING_MILLIS).asLong()) + ": " + description
+                : state + ": " + description;
+    }
+
     /** {@code 'name' #id} */
     static String task(JsonNode task) {
         return "'" + task.path(Fields.NAME).asText() + "' #" + task.path(Fields.ID).asLong();

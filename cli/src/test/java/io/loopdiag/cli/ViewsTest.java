@@ -148,7 +148,7 @@ class ViewsTest {
                 nioEventLoopGroup-2-1     netty   running   4.1 s I/O of handler 'orders'… OrderHandler.java:57 res…
                 nioEventLoopGroup-2-2     netty   idle          - -
                 vert.x-eventloop-thread-0 vertx   running   35 ms task com.example.PriceV… PriceVerticle.java:18 la…
-                parallel-1                reactor running       - -
+                parallel-1                reactor running       - thread blocked           PriceCache.java:31 get
                 ingest-loop               named   idle          - -
                 """, ps(resource(FOREIGN), PsCommand.Order.id));
         assertEquals("""
@@ -160,7 +160,7 @@ class ViewsTest {
                 AWT-EventQueue-0          awt     running   1.2 s MouseEvent MOUSE_RELEAS… SaveAction.java:30 actio…
                 vert.x-eventloop-thread-0 vertx   running   35 ms task com.example.PriceV… PriceVerticle.java:18 la…
                 nioEventLoopGroup-2-2     netty   idle          - -
-                parallel-1                reactor running       - -
+                parallel-1                reactor running       - thread blocked           PriceCache.java:31 get
                 ingest-loop               named   idle          - -
                 """, ps(resource(FOREIGN), PsCommand.Order.waited), "the longest running first");
     }
@@ -175,7 +175,7 @@ class ViewsTest {
     }
 
     @Test
-    void pstreeShowsEachForeignLoopWithItsKindAndTheUnitOfWorkItRuns() {
+    void pstreeShowsEachForeignLoopWithItsKindAndTheUnitOfWorkItRunsOrItsThreadsState() {
         assertEquals("""
                 loop 'ledger' #1 (idle)
                 └── (T) 'main' #1 [suspended, 19.0 s]
@@ -192,6 +192,8 @@ class ViewsTest {
                 └── running for 35 ms: task com.example.PriceVerticle$$Lambda/0x00007f3c0c123456
                       at app//com.example.PriceVerticle.lambda$start$0(PriceVerticle.java:18)
                 loop 'parallel-1' #40 [reactor] (running)
+                └── running: thread blocked
+                      at app//com.example.PriceCache.get(PriceCache.java:31)
                 loop 'ingest-loop' #45 [named] (idle)
                 exit 0
                 """, pstree(resource(FOREIGN)));
@@ -228,12 +230,18 @@ class ViewsTest {
                   pending tasks 0, scheduled 0, channels 7, units started 883
 
                 loop 'vert.x-eventloop-thread-0' #31 [vertx] running for 35 ms: task com.example.PriceVerticle$$Lambda/0x00007f3c0c123456
-                  channels 2, units started 120
+                  pending tasks 4, scheduled 2, channels 2, units started 120
                     at app//com.example.PriceVerticle.lambda$start$0(PriceVerticle.java:18)
                     at app//io.vertx.core.impl.ContextImpl.emit(ContextImpl.java:328)
                     at app//io.netty.util.concurrent.AbstractEventExecutor.runTask(AbstractEventExecutor.java:173)
 
-                loop 'parallel-1' #40 [reactor] running
+                loop 'parallel-1' #40 [reactor] running: thread blocked
+                    at app//com.example.PriceCache.get(PriceCache.java:31)
+                    at app//reactor.core.publisher.FluxMap$MapSubscriber.onNext(FluxMap.java:106)
+                    at app//com.example.Quotes.lambda$stream$2(Quotes.java:64)
+                    at app//reactor.core.scheduler.SchedulerTask.call(SchedulerTask.java:68)
+                    at java.base/java.util.concurrent.ThreadPoolExecutor.runWorker(ThreadPoolExecutor.java:1144)
+                    at java.base/java.lang.Thread.run(Thread.java:1583)
 
                 loop 'ingest-loop' #45 [named] idle
 

@@ -23,13 +23,15 @@ public final class LoopKinds {
      */
     public static final String NETTY = "netty";
     /**
-     * A Vert.x event loop's thread ({@code vert.x-eventloop-thread-0}): units of work as Netty's
-     * (Vert.x runs on Netty); {@link Fields#CHANNEL_COUNT} its registered channels.
+     * A Vert.x event loop's thread ({@code vert.x-eventloop-thread-0}): a Netty event loop (Vert.x
+     * runs on Netty), with Netty's units of work and counts.
      */
     public static final String VERTX = "vertx";
     /**
-     * A thread Reactor marks non-blocking ({@code parallel-1}): no unit of work, so its state is
-     * {@link States#RUNNING} while the thread is runnable, else {@link States#IDLE}.
+     * A thread Reactor marks non-blocking ({@code parallel-1}): it has no unit of work ({@link
+     * #hasUnits}), so it is {@link States#RUNNING} while the thread is runnable or blocked, and
+     * its {@link Fields#RUNNING} is then the thread's state in words ({@code thread blocked}) with
+     * its whole stack; else {@link States#IDLE}.
      */
     public static final String REACTOR = "reactor";
     /**
@@ -38,8 +40,8 @@ public final class LoopKinds {
      */
     public static final String AWT = "awt";
     /**
-     * A thread the user names as a loop with an agent option: no unit of work, so its state is
-     * {@link States#RUNNING} while the thread is runnable, else {@link States#IDLE}.
+     * A thread the user names as a loop with the agent option {@code threads} (a regular expression):
+     * like {@link #REACTOR}, no unit of work.
      */
     public static final String NAMED = "named";
 
@@ -61,6 +63,16 @@ public final class LoopKinds {
     /** True for a loop the agent does not own: any kind but {@link #LOOP_CORE}, one it does not know included. */
     public static boolean isForeign(String kind) {
         return !LOOP_CORE.equals(of(kind));
+    }
+
+    /**
+     * True for a loop that runs units of work (a callback, a task, an event), whose {@link
+     * Fields#RUNNING} says how long the one running now has run; false for {@link #REACTOR} and
+     * {@link #NAMED} threads, which are loops for their whole life. A kind not known here is
+     * taken to have units.
+     */
+    public static boolean hasUnits(String kind) {
+        return !REACTOR.equals(kind) && !NAMED.equals(kind);
     }
 
     /**

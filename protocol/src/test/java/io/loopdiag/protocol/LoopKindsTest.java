@@ -25,6 +25,17 @@ class LoopKindsTest {
     }
 
     @Test
+    void onlyReactorAndNamedThreadsHaveNoUnitsOfWork() {
+        assertTrue(LoopKinds.hasUnits(null));
+        assertTrue(LoopKinds.hasUnits(LoopKinds.NETTY));
+        assertTrue(LoopKinds.hasUnits(LoopKinds.VERTX));
+        assertTrue(LoopKinds.hasUnits(LoopKinds.AWT));
+        assertTrue(LoopKinds.hasUnits("kotlin"));
+        assertFalse(LoopKinds.hasUnits(LoopKinds.REACTOR));
+        assertFalse(LoopKinds.hasUnits(LoopKinds.NAMED));
+    }
+
+    @Test
     void eachFrameworkPackageEndsWithADot() {
         for (String kind : LoopKinds.all()) {
             LoopKinds.frameworkPackages(kind).forEach(name -> assertTrue(name.endsWith("."), kind + ": " + name));
