@@ -5,10 +5,13 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.loopdiag.protocol.Fields;
+import io.loopdiag.protocol.LoopKinds;
 import io.loopdiag.protocol.States;
 import io.loopdiag.protocol.Text;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -32,11 +35,14 @@ final class DumpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        return Verbs.stream(spec, target, this::print);
+        return Verbs.stream(spec, target, DumpCommand::print);
     }
 
-    /** Prints each loop as it arrives, task by task: a dump of 100,000 tasks is never held whole. */
-    private int print(JsonParser parser, PrintWriter out) throws IOException {
+    /**
+     * Prints each loop as it arrives, task by task: a dump of 100,000 tasks is never held whole.
+     * {@code parser} is on the first loop's START_OBJECT; returns the exit code.
+     */
+    static int print(JsonParser parser, PrintWriter out) throws IOException {
         while (parser.currentToken() == JsonToken.START_OBJECT) {
             printLoop(parser, out);
             parser.nextToken();
@@ -47,7 +53,11 @@ final class DumpCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    /** One loop, from its START_OBJECT to its END_OBJECT: the fields before its tasks make the header. */
+    /**
+     * One loop, from its START_OBJECT to its END_OBJECT: the fields before its first task make the
+     * header. A loop without tasks (every foreign loop) is headed at its end, so that a field the
+     * agent writes after its empty {@code tasks} still counts.
+     */
     private static void printLoop(JsonParser parser, PrintWriter out) throws IOException {
         ObjectNode loop = Json.mapper().createObjectNode();
         boolean headed = false;
@@ -55,9 +65,11 @@ final class DumpCommand implements Callable<Integer> {
             String field = parser.currentName();
             parser.nextToken();
             if (field.equals(Fields.TASKS) && parser.currentToken() == JsonToken.START_ARRAY) {
-                printHeader(loop, out);
-                headed = true;
                 while (parser.nextToken() == JsonToken.START_OBJECT) {
+                    if (!headed) {
+                        printHeader(loop, out);
+                        headed = true;
+                    }
                     printTask(parser.readValueAsTree(), out);
                 }
             } else {
@@ -70,6 +82,10 @@ final class DumpCommand implements Callable<Integer> {
     }
 
     private static void printHeader(JsonNode loop, PrintWriter out) {
+        if (Views.isForeign(loop)) {
+            printForeignHeader(loop, out);
+            return;
+        }
         out.printf("loop '%s' #%d, %s on %s: %d ready, %d timers, %d callbacks run, %d tasks%n",
                 Text.printable(loop.path(Fields.NAME).asText()), loop.path(Fields.ID).asLong(), Text.printable(loop.path(Fields.STATE).asText()),
                 Text.printable(loop.path(Fields.THREAD).asText("no thread")), loop.path(Fields.READY_COUNT).asInt(),
@@ -83,6 +99,66 @@ final class DumpCommand implements Callable<Integer> {
             out.println("  idle between callbacks");
         }
         out.println();
+    }
+
+    /**
+     * A foreign loop: its kind and what it runs now, its own counts, then the running unit's
+     * stack: {@code loop 'nioEventLoopGroup-2-1' #27 [netty] running for 4.1 s: I/O of handler ...}.
+     */
+    private static void printForeignHeader(JsonNode loop, PrintWriter out) {
+        String name = loop.path(Fields.NAME).asText();
+        String thread = loop.path(Fields.THREAD).asText(name);
+        JsonNode running = loop.path(Fields.RUNNING);
+        out.println(Text.printable("loop '" + name + "' #" + loop.path(Fields.ID).asLong() + " [" + Views.kind(loop) + "]"
+                + (thread.equals(name) ? "" : " on " + thread) + " " + Views.runningUnit(loop)));
+        String counts = counts(loop);
+        if (!counts.isEmpty()) {
+            out.println("  " + counts);
+        }
+        if (running.isObject()) {
+            frames(out, running.path(Fields.STACK));
+        }
+        out.println();
+    }
+
+    /**
+     * A foreign loop's counts, in its framework's words: {@code pending tasks 12, scheduled 1,
+     * channels 8, units started 1520} (Netty, Vert.x), {@code events queued 3, events dispatched 4411}
+     * (AWT). A count the kind does not keep is left out, and so is any count of a kind not known
+     * here that is 0.
+     */
+    private static String counts(JsonNode loop) {
+        String kind = Views.kind(loop);
+        long ready = loop.path(Fields.READY_COUNT).asLong();
+        long timers = loop.path(Fields.TIMER_COUNT).asLong();
+        long units = loop.path(Fields.DISPATCH_COUNT).asLong();
+        List<String> counts = new ArrayList<>();
+        switch (kind) {
+            case LoopKinds.NETTY, LoopKinds.VERTX -> counts.addAll(List.of("pending tasks " + ready, "scheduled " + timers));
+            case LoopKinds.AWT -> counts.add("events queued " + ready);
+            case LoopKinds.REACTOR, LoopKinds.NAMED -> { } // no queue the agent reads
+            default -> {
+                if (ready > 0) {
+                    counts.add("ready " + ready);
+                }
+                if (timers > 0) {
+                    counts.add("timers " + timers);
+                }
+            }
+        }
+        if (loop.path(Fields.CHANNEL_COUNT).isNumber()) {
+            counts.add("channels " + loop.path(Fields.CHANNEL_COUNT).asLong());
+        }
+        switch (kind) {
+            case LoopKinds.AWT -> counts.add("events dispatched " + units);
+            case LoopKinds.NETTY, LoopKinds.VERTX -> counts.add("units started " + units);
+            default -> {
+                if (units > 0) { // a Reactor or named thread has no unit of work to count
+                    counts.add("units started " + units);
+                }
+            }
+        }
+        return String.join(", ", counts);
     }
 
     private static void printTask(JsonNode task, PrintWriter out) {

@@ -7,11 +7,14 @@ import com.sun.tools.attach.VirtualMachine;
 import com.sun.tools.attach.VirtualMachineDescriptor;
 import io.loopdiag.protocol.Control;
 import io.loopdiag.protocol.Fields;
+import io.loopdiag.protocol.LoopKinds;
 import io.loopdiag.protocol.Schemas;
 import io.loopdiag.protocol.Text;
 import java.io.PrintWriter;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -23,6 +26,8 @@ import picocli.CommandLine.Spec;
         header = "Lists the JVMs of this user: main class, whether the agent runs, loops and tasks.")
 final class ListCommand implements Callable<Integer> {
     private static final String ROW = "%8s  %-15s %5s %6s  %s%n";
+    /** A row's second line starts under its AGENT column. */
+    private static final String UNDER_AGENT = " ".repeat(10);
 
     @Spec
     CommandSpec spec;
@@ -50,13 +55,28 @@ final class ListCommand implements Callable<Integer> {
             out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
             return ExitCodes.OK;
         }
+        print(rows, out);
+        return ExitCodes.OK;
+    }
+
+    /**
+     * The table of {@code rows}, as {@code --json} has them: one line per JVM; under a JVM with
+     * loops other than loop-core's, its loops by kind ({@code loops: 1 loop-core, 4 netty}).
+     */
+    static void print(JsonNode rows, PrintWriter out) {
         out.printf(ROW, "PID", "AGENT", "LOOPS", "TASKS", "MAIN");
         for (JsonNode row : rows) {
             out.printf(ROW, row.path(Fields.PID).asLong(), row.path(Fields.AGENT).asText("-"),
                     row.has(Fields.LOOPS) ? row.path(Fields.LOOPS).asInt() : "-", row.has(Fields.TASKS) ? row.path(Fields.TASKS).asInt() : "-",
                     Views.fit(Text.printable(row.path(Fields.MAIN).asText()), Views.WIDTH - 40));
+            JsonNode byKind = row.path(Fields.LOOPS_BY_KIND);
+            if (byKind.properties().stream().anyMatch(kind -> LoopKinds.isForeign(kind.getKey()))) {
+                StringBuilder kinds = new StringBuilder();
+                byKind.properties().forEach(kind -> kinds.append(kinds.isEmpty() ? "" : ", ")
+                        .append(kind.getValue().asInt()).append(' ').append(Text.printable(kind.getKey())));
+                out.println(Views.fit(UNDER_AGENT + "loops: " + kinds, Views.WIDTH));
+            }
         }
-        return ExitCodes.OK;
     }
 
     /** Adds the agent's version and the loop and task counts, where the agent runs; a JVM that cannot say is listed bare. */
@@ -66,16 +86,33 @@ final class ListCommand implements Callable<Integer> {
             if (Attach.controlSocket(jvm) == null) {
                 return;
             }
-            JsonNode info = new ControlClient(jvm).request(Control.INFO);
-            row.put(Fields.AGENT, info.path(Fields.AGENT_VERSION).asText());
-            int tasks = 0;
-            for (JsonNode loop : info.path(Fields.LOOPS)) {
-                tasks += loop.path(Fields.TASK_COUNT).asInt();
-            }
-            row.put(Fields.LOOPS, info.path(Fields.LOOPS).size());
-            row.put(Fields.TASKS, tasks);
+            count(row, new ControlClient(jvm).request(Control.INFO));
         } catch (Failure | RuntimeException e) {
             row.put(Fields.NOTE, e.getMessage());
         }
+    }
+
+    /**
+     * Adds to {@code row} the agent's version and the loop and task counts of {@code info}, the
+     * agent's answer to info: its loops by kind too, the known kinds in {@link LoopKinds}' order,
+     * then any other as met.
+     */
+    static void count(ObjectNode row, JsonNode info) {
+        row.put(Fields.AGENT, info.path(Fields.AGENT_VERSION).asText());
+        int tasks = 0;
+        Map<String, Integer> byKind = new LinkedHashMap<>();
+        LoopKinds.all().forEach(kind -> byKind.put(kind, 0));
+        for (JsonNode loop : info.path(Fields.LOOPS)) {
+            tasks += loop.path(Fields.TASK_COUNT).asInt();
+            byKind.merge(Views.kind(loop), 1, Integer::sum);
+        }
+        row.put(Fields.LOOPS, info.path(Fields.LOOPS).size());
+        row.put(Fields.TASKS, tasks);
+        ObjectNode counts = row.putObject(Fields.LOOPS_BY_KIND);
+        byKind.forEach((kind, count) -> {
+            if (count > 0) {
+                counts.put(kind, count);
+            }
+        });
     }
 }

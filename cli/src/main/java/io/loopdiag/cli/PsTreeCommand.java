@@ -22,7 +22,8 @@ import picocli.CommandLine.Spec;
  * {@code loopdiag pstree PID}: per loop, the await tree: under each task, the task it awaits, down
  * to what that one waits for, each with the frame it is suspended at. An await cycle (A awaits B
  * awaits A) is printed with every task on it, and the rest of the tree is printed too; the exit
- * code is then 1, as for any finding.
+ * code is then 1, as for any finding. A foreign loop (a Netty event loop, the AWT event thread...)
+ * has no tasks: under it, the unit of work it runs now.
  */
 @Command(name = "pstree", mixinStandardHelpOptions = true,
         header = "Prints the await tree of each loop: which task awaits which; finds await cycles.")
@@ -35,10 +36,11 @@ final class PsTreeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        return Verbs.runWith(spec, target, this::print);
+        return Verbs.runWith(spec, target, PsTreeCommand::print);
     }
 
-    private int print(JsonNode dump, PrintWriter out) {
+    /** The view of {@code dump}; returns the exit code: 1 when it finds an await cycle. */
+    static int print(JsonNode dump, PrintWriter out) {
         int cycles = 0;
         for (JsonNode loop : dump.path(Fields.LOOPS)) {
             Map<Long, JsonNode> byId = new LinkedHashMap<>();
@@ -47,10 +49,14 @@ final class PsTreeCommand implements Callable<Integer> {
             }
             Set<Long> awaited = new LinkedHashSet<>();
             byId.values().forEach(task -> awaitedId(task, byId).ifPresent(awaited::add));
-            out.printf("loop '%s' #%d (%s)%n", Text.printable(loop.path(Fields.NAME).asText()), loop.path(Fields.ID).asLong(),
-                    loop.path(Fields.STATE).asText());
             Set<Long> printed = new LinkedHashSet<>();
             List<Long> roots = byId.keySet().stream().filter(id -> !awaited.contains(id)).toList();
+            if (Views.isForeign(loop)) {
+                printForeignLoop(out, loop, byId.isEmpty());
+            } else {
+                out.printf("loop '%s' #%d (%s)%n", Text.printable(loop.path(Fields.NAME).asText()), loop.path(Fields.ID).asLong(),
+                        loop.path(Fields.STATE).asText());
+            }
             for (int i = 0; i < roots.size(); i++) {
                 cycles += printTask(out, byId, roots.get(i), "", i == roots.size() - 1, new ArrayList<>(), printed);
             }
@@ -64,8 +70,28 @@ final class PsTreeCommand implements Callable<Integer> {
         return cycles > 0 ? ExitCodes.FINDINGS_OR_FAILURE : ExitCodes.OK;
     }
 
+    /**
+     * A foreign loop's line, {@code loop 'nioEventLoopGroup-2-1' #27 [netty] (running)}, and the
+     * unit of work it runs now below it, with the application's frame it is at; {@code last} when
+     * no task follows (a foreign loop has none).
+     */
+    private static void printForeignLoop(PrintWriter out, JsonNode loop, boolean last) {
+        out.println(Views.fit("loop '" + Views.fitMiddle(Text.printable(loop.path(Fields.NAME).asText()), Views.WIDTH - 40)
+                + "' #" + loop.path(Fields.ID).asLong() + " [" + Views.fit(Text.printable(Views.kind(loop)), 12) + "] ("
+                + Text.printable(loop.path(Fields.STATE).asText()) + ")", Views.WIDTH));
+        JsonNode running = loop.path(Fields.RUNNING);
+        if (!running.isObject()) {
+            return;
+        }
+        out.println(Views.fit((last ? "└── " : "├── ") + Text.printable(Views.runningUnit(loop)), Views.WIDTH));
+        String where = Views.applicationFrame(running.path(Fields.STACK), Views.kind(loop));
+        if (!where.isEmpty()) {
+            out.println((last ? "    " : "│   ") + "  at " + Text.printable(where));
+        }
+    }
+
     /** Prints {@code id} and what it awaits below it; returns how many cycles were found. */
-    private int printTask(PrintWriter out, Map<Long, JsonNode> byId, long id, String indent, boolean last,
+    private static int printTask(PrintWriter out, Map<Long, JsonNode> byId, long id, String indent, boolean last,
                           List<Long> path, Set<Long> printed) {
         JsonNode task = byId.get(id);
         String branch = indent + (last ? "└── " : "├── ");

@@ -3,6 +3,7 @@ package io.loopdiag.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.Frame;
+import io.loopdiag.protocol.LoopKinds;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -37,6 +38,17 @@ final class Views {
         return frame == null ? "" : frame.text();
     }
 
+    /**
+     * The innermost frame that is the application's and not of the framework running a loop of
+     * {@code kind} ({@link Frame#application(List, String)}), as written; empty for no frames.
+     */
+    static String applicationFrame(JsonNode stack, String kind) {
+        List<String> frames = new ArrayList<>(stack.size());
+        stack.forEach(frame -> frames.add(frame.asText()));
+        Frame frame = Frame.application(frames, kind);
+        return frame == null ? "" : frame.text();
+    }
+
     /** What a task awaits, in a few words: {@code task #3 'fetch'}, {@code lock Lock[...]}, {@code timer (due in 4.0 s)}. */
     static String awaiting(JsonNode task) {
         JsonNode awaiting = task.path(Fields.AWAITING);
@@ -52,6 +64,34 @@ final class Views {
         return text;
     }
 
+    /** A loop's kind ({@link LoopKinds}), as written: loop-core for a loop without one (a dump of an agent that writes none). */
+    static String kind(JsonNode loop) {
+        JsonNode kind = loop.path(Fields.KIND);
+        return LoopKinds.of(kind.isTextual() ? kind.asText() : null);
+    }
+
+    /** True for a loop the agent watches without owning it: a Netty loop, the AWT event thread... */
+    static boolean isForeign(JsonNode loop) {
+        return LoopKinds.isForeign(kind(loop));
+    }
+
+    /**
+     * What a foreign loop runs now, in a few words: {@code running for 4.1 s: I/O of handler
+     * 'orders' (...)}; {@code running: thread blocked} for a thread without units of work, whose
+     * unit is not timed ({@link LoopKinds#hasUnits}); its state between units.
+     */
+    static String runningUnit(JsonNode loop) {
+        JsonNode running = loop.path(Fields.RUNNING);
+        String state = loop.path(Fields.STATE).asText();
+        if (!running.isObject()) {
+            return state;
+        }
+        String description = running.path(Fields.DESCRIPTION).asText();
+        return LoopKinds.hasUnits(kind(loop))
+                ? "running for " + duration(running.path(Fields.RUNNING_MILLIS).asLong()) + ": " + description
+                : state + ": " + description;
+    }
+
     /** {@code 'name' #id} */
     static String task(JsonNode task) {
         return "'" + task.path(Fields.NAME).asText() + "' #" + task.path(Fields.ID).asLong();
@@ -60,6 +100,27 @@ final class Views {
     /** {@code text} cut to {@code width} characters, with an ellipsis when cut. */
     static String fit(String text, int width) {
         return text.length() <= width ? text : text.substring(0, Math.max(0, width - 1)) + "…";
+    }
+
+    /**
+     * {@code text} cut to {@code width} characters in its middle, with an ellipsis when cut: for a
+     * thread's name, whose end tells it from its siblings ({@code nioEventLoopGroup-2-1}). A pair
+     * of surrogates stays whole.
+     */
+    static String fitMiddle(String text, int width) {
+        if (text.length() <= width) {
+            return text;
+        }
+        int tail = (width - 1) / 2;
+        int headEnd = width - 1 - tail;
+        int tailStart = text.length() - tail;
+        if (headEnd > 0 && Character.isHighSurrogate(text.charAt(headEnd - 1))) {
+            headEnd--;
+        }
+        if (tailStart < text.length() && Character.isLowSurrogate(text.charAt(tailStart))) {
+            tailStart++;
+        }
+        return text.substring(0, headEnd) + "…" + text.substring(tailStart);
     }
 
     /** Every task of every loop, each with its loop's name under {@code loop}. */

@@ -16,6 +16,7 @@ import com.networknt.schema.SpecificationVersion;
 import io.loopdiag.cli.support.Jvms;
 import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.Kind;
+import io.loopdiag.protocol.LoopKinds;
 import io.loopdiag.protocol.Schemas;
 import java.io.IOException;
 import java.lang.reflect.Modifier;
@@ -37,6 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The JSON Schemas in {@code docs/schemas} against real documents, made here as a user makes
  * them: reports of test-apps scenarios run with the packaged agent, a dump and an info answer of
  * a live JVM, the packaged CLI's {@code list --json}, and a baseline written by {@code check}.
+ * Loops of other frameworks (Netty, Vert.x, Reactor, AWT), which no test-apps scenario runs, are
+ * checked on a dump written by hand ({@code dump-foreign-loops.json}, the one ViewsTest shows).
  * Every object of the schemas is closed ({@code additionalProperties: false}), so a field a writer
  * gains without its schema fails here; so does a field a schema requires that a writer stops
  * writing.
@@ -98,11 +101,14 @@ class SchemasIT {
         Set<String> described = new TreeSet<>();
         FILES.forEach((id, file) -> collectPropertyNames(file, described));
         described.removeAll(Kind.ids()); // the summary's properties are the kinds
+        described.removeAll(LoopKinds.all()); // and a list row's loopsByKind's, the loops' kinds
         assertEquals(declared, described, "Fields' names and the schemas' property names");
 
         JsonNode defs = FILES.get(FINDINGS).path("$defs");
         assertEquals(Kind.ids(), JSON.convertValue(defs.path("kind").path("enum"), List.class), "the kinds");
         assertEquals(Set.copyOf(Kind.ids()), names(defs.path("summary").path("properties")), "the summary's kinds");
+        assertEquals(LoopKinds.all(), JSON.convertValue(FILES.get(DUMP).at("/$defs/loopKind/enum"), List.class), "the loops' kinds");
+        assertEquals(Set.copyOf(LoopKinds.all()), names(FILES.get(LIST).at("/$defs/loopsByKind/properties")), "a list row's kinds");
         assertEquals(Schemas.REPORT, FILES.get(REPORT).at("/properties/schema/const").asText());
         assertEquals(Schemas.DUMP, FILES.get(DUMP).at("/properties/schema/const").asText());
         assertEquals(Schemas.LIST, FILES.get(LIST).at("/properties/schema/const").asText());
@@ -221,6 +227,62 @@ class SchemasIT {
         assertValid(REPORT, withSelfCheck, "a report with the self-check's problems");
     }
 
+    @Test
+    void aDumpWithALoopOfEveryKindAndADumpWithoutKindsMatchTheSchemaAndAnUnknownKindFails() throws Exception {
+        JsonNode foreign = JSON.readTree(ViewsTest.resource("dump-foreign-loops.json"));
+        assertValid(DUMP, foreign, "a dump with a loop of every kind");
+        Set<String> kinds = new TreeSet<>();
+        foreign.path("loops").forEach(loop -> kinds.add(loop.path("kind").asText()));
+        assertEquals(new TreeSet<>(LoopKinds.all()), kinds, "the hand-written dump has every kind");
+        assertValid(DUMP, JSON.readTree(ViewsTest.resource("dump-before-kinds.json")), "a dump of an agent that writes no kinds");
+
+        ObjectNode info = foreign.deepCopy();
+        info.withArray("loops").forEach(loop -> {
+            ((ObjectNode) loop).remove("tasks");
+            if (loop.path("running").isObject()) {
+                ((ObjectNode) loop.path("running")).putArray("stack");
+            }
+        });
+        assertValid(DUMP, info, "the answer to info of the same JVM");
+
+        ObjectNode unknownKind = foreign.deepCopy();
+        ((ObjectNode) unknownKind.path("loops").get(2)).put("kind", "kotlin");
+        assertFailsAt(DUMP, unknownKind, "enum", "/loops/2/kind");
+
+        ObjectNode foreignWithTask = foreign.deepCopy();
+        ((ObjectNode) foreignWithTask.path("loops").get(2)).set("tasks", foreign.path("loops").get(0).path("tasks"));
+        assertFailsAt(DUMP, foreignWithTask, "maxItems", "/loops/2/tasks");
+
+        ObjectNode foreignWithTaskStep = foreign.deepCopy();
+        ((ObjectNode) foreignWithTaskStep.path("loops").get(2).path("running")).put("taskId", 3);
+        assertFailsAt(DUMP, foreignWithTaskStep, "const", "/loops/2/running/taskId");
+
+        ObjectNode channelsOnAwt = foreign.deepCopy();
+        ((ObjectNode) channelsOnAwt.path("loops").get(1)).put("channelCount", 1);
+        assertFalse(errors(DUMP, channelsOnAwt).isEmpty(), "channelCount on the awt loop");
+
+        ObjectNode negativeChannels = foreign.deepCopy();
+        ((ObjectNode) negativeChannels.path("loops").get(2)).put("channelCount", -1);
+        assertFailsAt(DUMP, negativeChannels, "minimum", "/loops/2/channelCount");
+    }
+
+    @Test
+    void aListRowWithItsLoopsByKindMatchesTheSchemaAndAnUnknownKindFails() throws Exception {
+        ObjectNode list = JSON.createObjectNode().put("schema", "loopdiag-list/1");
+        ObjectNode row = list.putArray("jvms").addObject().put("pid", 5151).put("main", "com.example.Shop");
+        ListCommand.count(row, JSON.readTree(ViewsTest.resource("dump-foreign-loops.json")));
+        assertEquals(7, row.path("loops").asInt(), row.toString());
+        assertValid(LIST, list, "a row with loops of every kind");
+
+        ObjectNode before = list.deepCopy();
+        ((ObjectNode) before.path("jvms").get(0)).remove("loopsByKind");
+        assertValid(LIST, before, "a row of a CLI that counted no kinds");
+
+        ObjectNode unknown = list.deepCopy();
+        ((ObjectNode) unknown.path("jvms").get(0).path("loopsByKind")).put("kotlin", 1);
+        assertFailsNaming(LIST, unknown, "additionalProperties", "kotlin");
+    }
+
     // ---- validation ---------------------------------------------------------------------------------
 
     private static List<Error> errors(String schemaId, JsonNode document) {
@@ -237,6 +299,13 @@ class SchemasIT {
         List<Error> errors = errors(schemaId, document);
         assertTrue(errors.stream().anyMatch(e -> e.getKeyword().equals(keyword) && e.getMessage().contains(field)),
                 "an error of " + keyword + " naming '" + field + "': " + errors);
+    }
+
+    /** The document fails, with an error of {@code keyword} at {@code location} (a JSON pointer). */
+    private static void assertFailsAt(String schemaId, JsonNode document, String keyword, String location) {
+        List<Error> errors = errors(schemaId, document);
+        assertTrue(errors.stream().anyMatch(e -> e.getKeyword().equals(keyword) && e.getInstanceLocation().toString().equals(location)),
+                "an error of " + keyword + " at " + location + ": " + errors);
     }
 
     // ---- the schema files ---------------------------------------------------------------------------
@@ -258,8 +327,9 @@ class SchemasIT {
 
     /**
      * Checks every subschema at {@code path} of {@code id}: an object's schema has a type, closes
-     * its properties and describes each; a {@code $defs} entry has a description. An {@code if} or
-     * {@code not} only tests the object its schema describes.
+     * its properties and describes each; a {@code $defs} entry has a description. An {@code if},
+     * {@code then}, {@code else} or {@code not} only tests or narrows the object its schema
+     * describes, whose properties are closed and described there.
      */
     private static void walk(String id, String path, JsonNode schema, List<String> problems) {
         if (!schema.isObject()) {
@@ -286,7 +356,7 @@ class SchemasIT {
         });
         for (Map.Entry<String, JsonNode> entry : schema.properties()) {
             JsonNode value = entry.getValue();
-            if (Set.of("const", "enum", "if", "not").contains(entry.getKey())) { // values, or conditions on an object described beside them
+            if (Set.of("const", "enum", "if", "then", "else", "not").contains(entry.getKey())) { // values, or conditions on an object described beside them
                 continue;
             }
             if (value.isArray()) {

@@ -33,6 +33,10 @@ public final class Fields {
     public static final String DROPPED = "dropped";
     /** The distinct findings, oldest first. */
     public static final String DETECTIONS = "detections";
+    /**
+     * A finding's kind ({@link Kind}); in the dump, also a loop's ({@link LoopKinds}, absent from
+     * a dump of an agent that writes none: loop-core) and what a task awaits ({@link AwaitKinds}).
+     */
     public static final String KIND = "kind";
     /** A finding's loop name; in a list row, and in a task of a flattened dump, its loop's name. */
     public static final String LOOP = "loop";
@@ -55,9 +59,9 @@ public final class Fields {
     public static final String LOOPS = "loops";
     /** The findings so far: {@link #SUMMARY}, {@link #DROPPED}, {@link #DETECTIONS}. */
     public static final String FINDINGS = "findings";
-    /** A loop's or task's id. */
+    /** A loop's or task's id; a foreign loop's is its thread's id. */
     public static final String ID = "id";
-    /** A loop's or task's name. */
+    /** A loop's or task's name; a foreign loop's is its thread's name. */
     public static final String NAME = "name";
     /** A loop's state ({@code running}, {@code idle}, {@code closed}) or a task's ({@code new}, {@code running}, {@code suspended}). */
     public static final String STATE = "state";
@@ -67,7 +71,9 @@ public final class Fields {
     public static final String TIMER_COUNT = "timerCount";
     public static final String DISPATCH_COUNT = "dispatchCount";
     public static final String TASK_COUNT = "taskCount";
-    /** The callback a loop runs now, or null between callbacks. */
+    /** The channels registered on a Netty or Vert.x loop; absent when not known. */
+    public static final String CHANNEL_COUNT = "channelCount";
+    /** The callback a loop runs now (a foreign loop's unit of work), or null between them. */
     public static final String RUNNING = "running";
     public static final String DESCRIPTION = "description";
     public static final String RUNNING_MILLIS = "runningMillis";
@@ -85,6 +91,8 @@ public final class Fields {
     public static final String MAIN = "main";
     /** The agent's version in a JVM that runs it; absent otherwise. */
     public static final String AGENT = "agent";
+    /** A list row's loops counted by kind ({@link LoopKinds}): {@code {"loop-core": 1, "netty": 4}}. */
+    public static final String LOOPS_BY_KIND = "loopsByKind";
     /** Why a JVM could not say more. */
     public static final String NOTE = "note";
 

@@ -106,6 +106,25 @@ public record Frame(String text, String module, String className, String method,
         return stack.isEmpty() ? null : parse(stack.get(0));
     }
 
+    /**
+     * The innermost frame of {@code stack}, run on a loop of {@code loopKind} ({@link LoopKinds}),
+     * that is the application's and not of the framework running that loop (on a Netty loop, the
+     * handler that called {@code sync()}, not Netty's {@code DefaultPromise.await}); else {@link
+     * #application(List)}'s answer. For loop-core's loops and named threads the two agree.
+     */
+    public static Frame application(List<String> stack, String loopKind) {
+        List<String> framework = LoopKinds.frameworkPackages(loopKind);
+        if (!framework.isEmpty()) {
+            for (String text : stack) {
+                Frame frame = parse(text);
+                if (!frame.isLibrary() && framework.stream().noneMatch(frame.className::startsWith)) {
+                    return frame;
+                }
+            }
+        }
+        return application(stack);
+    }
+
     // ---- views ------------------------------------------------------------------------------------
 
     /** The frame without its line or class loader: what stays the same when code above it moves. */

@@ -2,9 +2,12 @@ package io.loopdiag.protocol;
 
 /** The states a dump gives loops and tasks ({@link Fields#STATE}). */
 public final class States {
-    /** A loop running on its thread; a task holding the baton. */
+    /**
+     * A loop running on its thread (a foreign loop: running a unit of work; a Reactor or named
+     * thread, which has none: runnable); a task holding the baton.
+     */
     public static final String RUNNING = "running";
-    /** A loop that is open and not running. */
+    /** A loop that is open and not running (a foreign loop: between units of work, or its thread not runnable). */
     public static final String IDLE = "idle";
     /** A loop that is closed. */
     public static final String CLOSED = "closed";

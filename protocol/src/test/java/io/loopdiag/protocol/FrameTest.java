@@ -65,6 +65,29 @@ class FrameTest {
     }
 
     @Test
+    void onAForeignLoopTheApplicationFrameIsTheInnermostThatIsNotOfItsFramework() {
+        List<String> sync = List.of("java.base/java.lang.Object.wait0(Native Method)",
+                "app//io.netty.util.concurrent.DefaultPromise.await(DefaultPromise.java:254)",
+                "app//io.netty.channel.DefaultChannelPromise.sync(DefaultChannelPromise.java:35)",
+                "app//com.example.OrderHandler.channelRead(OrderHandler.java:42)",
+                "app//io.netty.channel.AbstractChannelHandlerContext.invokeChannelRead(AbstractChannelHandlerContext.java:444)");
+        assertEquals("com.example.OrderHandler", Frame.application(sync, LoopKinds.NETTY).className());
+        assertEquals("com.example.OrderHandler", Frame.application(sync, LoopKinds.VERTX).className());
+        assertEquals("io.netty.util.concurrent.DefaultPromise", Frame.application(sync).className(), "without the kind: Netty's");
+        assertEquals("io.netty.util.concurrent.DefaultPromise", Frame.application(sync, LoopKinds.NAMED).className());
+        assertEquals("io.netty.util.concurrent.DefaultPromise", Frame.application(sync, null).className(), "no kind: loop-core's rule");
+
+        List<String> onlyNetty = sync.subList(0, 3);
+        assertEquals("io.netty.util.concurrent.DefaultPromise", Frame.application(onlyNetty, LoopKinds.NETTY).className(),
+                "nothing but the framework: the innermost frame that is not the JDK's");
+        List<String> swing = List.of("java.desktop/javax.swing.AbstractButton.fireActionPerformed(AbstractButton.java:1972)",
+                "javax.swing.DefaultButtonModel.setPressed(DefaultButtonModel.java:279)",
+                "app//com.example.SaveAction.actionPerformed(SaveAction.java:30)");
+        assertEquals("com.example.SaveAction", Frame.application(swing, LoopKinds.AWT).className());
+        assertNull(Frame.application(List.of(), LoopKinds.NETTY));
+    }
+
+    @Test
     void textThatIsNotAFrameKeepsItsTextAsClass() {
         Frame frame = Frame.parse("not a frame");
         assertEquals("not a frame", frame.className());
