@@ -5,6 +5,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 import io.loopdiag.agent.boot.BlockingCheck;
 import io.loopdiag.agent.boot.LoopThread;
+import io.loopdiag.protocol.LoopKinds;
 import java.awt.AWTEvent;
 import java.awt.EventQueue;
 import java.awt.event.ActionEvent;
@@ -112,7 +113,7 @@ final class AwtLoops {
     static final class Dispatch {
         @Advice.OnMethodEnter
         static LoopThread enter(@Advice.This Object queue, @Advice.Argument(0) Object event) {
-            LoopThread unit = BlockingCheck.beginUnit(ForeignLoops.AWT, EventQueue.class, event);
+            LoopThread unit = BlockingCheck.beginUnit(LoopKinds.AWT, EventQueue.class, event);
             if (unit.loop != queue) {
                 unit.loop = queue; // the queue dispatching now (EventQueue.push replaces it)
             }

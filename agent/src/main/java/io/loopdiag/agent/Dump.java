@@ -9,6 +9,7 @@ import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.LoopSnapshot;
 import io.loopdiag.loop.Task;
 import io.loopdiag.protocol.Fields;
+import io.loopdiag.protocol.LoopKinds;
 import io.loopdiag.protocol.Schemas;
 import io.loopdiag.protocol.States;
 import java.io.IOException;
@@ -70,7 +71,7 @@ final class Dump {
         long now = snapshot.takenAtNanos();
         json.writeStartObject();
         json.writeNumberField(Fields.ID, snapshot.loopId());
-        json.writeStringField(Fields.KIND, ForeignLoops.LOOP_CORE);
+        json.writeStringField(Fields.KIND, LoopKinds.LOOP_CORE);
         json.writeStringField(Fields.NAME, snapshot.name());
         json.writeStringField(Fields.STATE, snapshot.state());
         json.writeStringField(Fields.THREAD, snapshot.threadName());
@@ -118,7 +119,7 @@ final class Dump {
         long queued = 0;
         long scheduled = 0;
         long channels = -1;
-        if (ForeignLoops.AWT.equals(kind)) {
+        if (LoopKinds.AWT.equals(kind)) {
             queued = Math.max(0, AwtLoops.queued(loop.loop));
         } else if (hasUnits) {
             long[] counts = NettyLoops.counts(loop.loop);
@@ -137,7 +138,7 @@ final class Dump {
         json.writeNumberField(Fields.DISPATCH_COUNT, units);
         json.writeNumberField(Fields.TASK_COUNT, 0);
         if (channels >= 0) {
-            json.writeNumberField(ForeignLoops.CHANNEL_COUNT, channels);
+            json.writeNumberField(Fields.CHANNEL_COUNT, channels);
         }
         if (!running) {
             json.writeNullField(Fields.RUNNING);

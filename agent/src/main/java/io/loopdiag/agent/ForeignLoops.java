@@ -6,6 +6,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import io.loopdiag.agent.boot.BlockingCheck;
 import io.loopdiag.agent.boot.LoopThread;
 import io.loopdiag.protocol.Frame;
+import io.loopdiag.protocol.LoopKinds;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -23,15 +24,6 @@ import net.bytebuddy.asm.Advice;
  * answers {@link BlockingCheck}'s questions about them and shows them to the watchdog and the dump.
  */
 final class ForeignLoops {
-    static final String NETTY = "netty";
-    static final String VERTX = "vertx";
-    static final String REACTOR = "reactor";
-    static final String AWT = "awt";
-    static final String NAMED = "named";
-    static final String LOOP_CORE = "loop-core";
-    /** The dump's field for the channels registered on a Netty loop. */
-    static final String CHANNEL_COUNT = "channelCount";
-
     private static final String NON_BLOCKING = "reactor.core.scheduler.NonBlocking";
 
     /** Where a unit of work starts, innermost first: a stack is cut below the innermost of these. */
@@ -103,8 +95,8 @@ final class ForeignLoops {
         if (NettyLoops.isNettyThread(thread)) {
             return null; // its units are hooked: between them it runs Netty's own waits
         }
-        String kind = isA(thread.getClass(), NON_BLOCKING) ? REACTOR
-                : threads != null && threads.matcher(thread.getName()).matches() ? NAMED : null;
+        String kind = isA(thread.getClass(), NON_BLOCKING) ? LoopKinds.REACTOR
+                : threads != null && threads.matcher(thread.getName()).matches() ? LoopKinds.NAMED : null;
         if (kind != null) {
             onLoop.run();
         }
@@ -115,7 +107,7 @@ final class ForeignLoops {
     void started(LoopThread loop, String hint, Class<?> origin) {
         onLoop.run();
         Weaver woven = weaver;
-        if (NETTY.equals(hint) && woven != null) {
+        if (LoopKinds.NETTY.equals(hint) && woven != null) {
             NettyLoops.started(loop, origin, woven, selfCheck);
         }
     }
@@ -133,16 +125,15 @@ final class ForeignLoops {
 
     /** Netty's, Vert.x' and the EDT's loops have units of work; Reactor's and named threads only a thread. */
     static boolean hasUnits(LoopThread loop) {
-        String kind = loop.kind;
-        return NETTY.equals(kind) || VERTX.equals(kind) || AWT.equals(kind);
+        return LoopKinds.hasUnits(loop.kind);
     }
 
     /** How findings name a loop thread of {@code kind} outside a unit of work: {@code a Reactor non-blocking thread}. */
     static String threadOf(String kind) {
         return switch (kind) {
-            case REACTOR -> "a Reactor non-blocking thread";
-            case NAMED -> "a thread named by the threads option";
-            case AWT -> "the event dispatch thread";
+            case LoopKinds.REACTOR -> "a Reactor non-blocking thread";
+            case LoopKinds.NAMED -> "a thread named by the threads option";
+            case LoopKinds.AWT -> "the event dispatch thread";
             default -> "the " + kind + " loop thread";
         };
     }
@@ -159,7 +150,7 @@ final class ForeignLoops {
 
     /** The unit {@code work} of {@code loop} in a few words, naming the handler {@code stack} is in. */
     static String describe(LoopThread loop, Object work, List<StackTraceElement> stack) {
-        return AWT.equals(loop.kind) ? AwtLoops.describe(work) : NettyLoops.describe(loop, work, stack);
+        return LoopKinds.AWT.equals(loop.kind) ? AwtLoops.describe(work) : NettyLoops.describe(loop, work, stack);
     }
 
     /** Not where the application is: the JDK, loopdiag, and the loops' own libraries. */

@@ -6,6 +6,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 import io.loopdiag.agent.boot.BlockingCheck;
 import io.loopdiag.agent.boot.LoopThread;
+import io.loopdiag.protocol.LoopKinds;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.util.Collection;
@@ -110,7 +111,7 @@ final class NettyLoops {
      */
     static void started(LoopThread loop, Class<?> origin, Weaver weaver, SelfCheck selfCheck) {
         if (ForeignLoops.isA(loop.thread.getClass(), VERTX_THREAD)) {
-            loop.kind = ForeignLoops.VERTX;
+            loop.kind = LoopKinds.VERTX;
         }
         Object executor;
         try {
@@ -175,7 +176,7 @@ final class NettyLoops {
         if (handler == null) {
             return unit;
         }
-        if (ForeignLoops.VERTX.equals(loop.kind)) {
+        if (LoopKinds.VERTX.equals(loop.kind)) {
             boolean route = stack.stream().anyMatch(frame -> frame.getClassName().equals(ROUTE));
             return unit + " of Vert.x " + (route ? "route handler " : "handler ") + handler.getClassName() + "." + handler.getMethodName();
         }
@@ -278,7 +279,7 @@ final class NettyLoops {
     static final class Task {
         @Advice.OnMethodEnter
         static LoopThread enter(@Advice.Origin Class<?> origin, @Advice.Argument(0) Runnable task) {
-            return BlockingCheck.beginUnit(ForeignLoops.NETTY, origin, task);
+            return BlockingCheck.beginUnit(LoopKinds.NETTY, origin, task);
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
@@ -291,7 +292,7 @@ final class NettyLoops {
     static final class Io {
         @Advice.OnMethodEnter
         static LoopThread enter(@Advice.Origin Class<?> origin, @Advice.This Object io) {
-            return BlockingCheck.beginUnit(ForeignLoops.NETTY, origin, io);
+            return BlockingCheck.beginUnit(LoopKinds.NETTY, origin, io);
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
