@@ -1,8 +1,9 @@
 package io.loopdiag.apps;
 
 /**
- * The scenarios of test-apps.jar, in the order {@code java -jar test-apps.jar} lists them. Main
- * keeps no list of its own, so that it can run another jar's scenarios, of another Catalog.
+ * The scenarios of test-apps.jar, in the order {@code java -jar test-apps.jar} lists them: those
+ * on loop-core, then those on Netty. Main keeps no list of its own, so that it can run another
+ * jar's scenarios, of another Catalog.
  */
 final class Catalog {
     private Catalog() {
@@ -36,5 +37,9 @@ final class Catalog {
         Main.add(ManyTasks.NAME, ManyTasks.DESCRIPTION, ManyTasks::main);
         Main.add(SoakServer.NAME, SoakServer.DESCRIPTION, SoakServer::main);
         Main.add(ClosingLoops.NAME, ClosingLoops.DESCRIPTION, ClosingLoops::main);
+        Main.add(NettyStuck.NAME, NettyStuck.DESCRIPTION, NettyStuck::main);
+        Main.add(NettySlowHandler.NAME, NettySlowHandler.DESCRIPTION, NettySlowHandler::main);
+        Main.add(NettyLostWrite.NAME, NettyLostWrite.DESCRIPTION, NettyLostWrite::main);
+        Main.add(NettyHealthy.NAME, NettyHealthy.DESCRIPTION, NettyHealthy::main);
     }
 }

@@ -3,6 +3,7 @@
  * behaviour for real, run as {@code java -jar test-apps.jar SCENARIO}. {@link io.loopdiag.apps.Main}
  * runs the scenarios that {@link io.loopdiag.apps.Catalog} lists; {@link io.loopdiag.apps.Blocking}
  * is the shape shared by the blocking-* scenarios, and {@link io.loopdiag.apps.OtherThread} the
- * thread that wakes up their blocking calls. The programs use loop-core and nothing else.
+ * thread that wakes up their blocking calls. Most programs use loop-core and nothing else; the
+ * netty-* ones run on Netty instead, with {@link io.loopdiag.apps.NettyScenario} shared by them.
  */
 package io.loopdiag.apps;

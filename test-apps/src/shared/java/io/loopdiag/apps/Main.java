@@ -90,7 +90,7 @@ public final class Main {
         if (args.length == 0) {
             out.println("usage: java -jar test-apps.jar SCENARIO [args]");
             out.println("scenarios:");
-            SCENARIOS.forEach((name, entry) -> out.printf("  %-17s %s%n", name, entry.description()));
+            SCENARIOS.forEach((name, entry) -> out.printf("  %-18s %s%n", name, entry.description()));
             out.flush();
             return EXIT_OK;
         }
