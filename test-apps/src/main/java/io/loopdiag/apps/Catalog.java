@@ -2,8 +2,8 @@ package io.loopdiag.apps;
 
 /**
  * The scenarios of test-apps.jar, in the order {@code java -jar test-apps.jar} lists them: those
- * on loop-core, then those on Netty. Main keeps no list of its own, so that it can run another
- * jar's scenarios, of another Catalog.
+ * on loop-core, then those on foreign loops (Netty, Vert.x, Reactor, Swing). Main keeps no list of
+ * its own, so that it can run another jar's scenarios, of another Catalog.
  */
 final class Catalog {
     private Catalog() {
@@ -41,5 +41,8 @@ final class Catalog {
         Main.add(NettySlowHandler.NAME, NettySlowHandler.DESCRIPTION, NettySlowHandler::main);
         Main.add(NettyLostWrite.NAME, NettyLostWrite.DESCRIPTION, NettyLostWrite::main);
         Main.add(NettyHealthy.NAME, NettyHealthy.DESCRIPTION, NettyHealthy::main);
+        Main.add(VertxBlocking.NAME, VertxBlocking.DESCRIPTION, VertxBlocking::main);
+        Main.add(ReactorBlocking.NAME, ReactorBlocking.DESCRIPTION, ReactorBlocking::main);
+        Main.add(SwingEdtFreeze.NAME, SwingEdtFreeze.DESCRIPTION, SwingEdtFreeze::main);
     }
 }

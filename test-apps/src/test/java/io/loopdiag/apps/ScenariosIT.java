@@ -35,7 +35,8 @@ class ScenariosIT {
             "healthy", "slow-callback",
             "blocking-sleep", "blocking-wait", "blocking-park", "blocking-future", "blocking-queue",
             "blocking-lock", "blocking-socket", "blocking-file", "blocking-process", "blocking-dns", "blocking-storm",
-            "never-awaited", "lost-exception", "hostile-names");
+            "never-awaited", "lost-exception", "hostile-names",
+            "vertx-blocking", "reactor-blocking", "swing-edt-freeze");
     /** Finite too, and each says on stderr which Netty it runs on. */
     private static final List<String> NETTY = List.of("netty-stuck", "netty-slow-handler", "netty-lost-write", "netty-healthy");
     /** The Netty line this jar is built with, from the build. */
