@@ -2,8 +2,8 @@ package io.loopdiag.apps;
 
 /**
  * The scenarios of test-apps.jar, in the order {@code java -jar test-apps.jar} lists them: those
- * on loop-core, then those on foreign loops (Netty, Vert.x, Reactor, Swing). Main keeps no list of
- * its own, so that it can run another jar's scenarios, of another Catalog.
+ * on loop-core, then those on foreign loops (Netty, Vert.x, Reactor, Swing). test-apps-netty41 has
+ * a Catalog of its own, of the Netty scenarios alone.
  */
 final class Catalog {
     private Catalog() {

@@ -8,8 +8,9 @@ import java.util.Map;
  * {@code java -jar test-apps.jar SCENARIO [args]} runs one scenario; with no argument it lists
  * them. Exit codes: 0 ok, 1 the scenario failed, 2 usage (unknown scenario or bad arguments).
  *
- * <p>Main uses the JDK only, and lists the scenarios of this jar's {@link Catalog}: it lives in
- * {@code src/shared/java}, for another jar to compile it with scenarios and a Catalog of its own.
+ * <p>Main uses the JDK only: it is compiled into test-apps-netty41.jar too (from
+ * {@code src/shared/java}, with the Netty scenarios), where a {@link Catalog} of its own lists the
+ * Netty scenarios alone.
  */
 public final class Main {
     static final int EXIT_OK = 0;

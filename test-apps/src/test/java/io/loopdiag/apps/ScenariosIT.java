@@ -37,7 +37,7 @@ class ScenariosIT {
             "blocking-lock", "blocking-socket", "blocking-file", "blocking-process", "blocking-dns", "blocking-storm",
             "never-awaited", "lost-exception", "hostile-names",
             "vertx-blocking", "reactor-blocking", "swing-edt-freeze");
-    /** Finite too, and each says on stderr which Netty it runs on. */
+    /** Finite too, and each says on stderr which Netty it runs on (test-apps-netty41's Netty41JarIT runs them on 4.1). */
     private static final List<String> NETTY = List.of("netty-stuck", "netty-slow-handler", "netty-lost-write", "netty-healthy");
     /** The Netty line this jar is built with, from the build. */
     private static final String NETTY_VERSION = System.getProperty("expected.netty.version", "(not set by the build)");
