@@ -35,7 +35,12 @@ class ScenariosIT {
             "healthy", "slow-callback",
             "blocking-sleep", "blocking-wait", "blocking-park", "blocking-future", "blocking-queue",
             "blocking-lock", "blocking-socket", "blocking-file", "blocking-process", "blocking-dns", "blocking-storm",
-            "never-awaited", "lost-exception", "hostile-names");
+            "never-awaited", "lost-exception", "hostile-names",
+            "vertx-blocking", "reactor-blocking", "swing-edt-freeze");
+    /** Finite too, and each says on stderr which Netty it runs on (test-apps-netty41's Netty41JarIT runs them on 4.1). */
+    private static final List<String> NETTY = List.of("netty-stuck", "netty-slow-handler", "netty-lost-write", "netty-healthy");
+    /** The Netty line this jar is built with, from the build. */
+    private static final String NETTY_VERSION = System.getProperty("expected.netty.version", "(not set by the build)");
     /**
      * These run until killed (blocking-on-cue: until its stdin ends); EchoServerIT covers echo-server,
      * HttpServerIT http-server, the agent's SoakServerIT soak-server.
@@ -45,6 +50,10 @@ class ScenariosIT {
 
     static List<String> finiteScenarios() {
         return FINITE;
+    }
+
+    static List<String> nettyScenarios() {
+        return NETTY;
     }
 
     private static ProcessBuilder scenario(String... args) {
@@ -79,6 +88,49 @@ class ScenariosIT {
         }
     }
 
+    /**
+     * On stderr a Netty scenario says first which Netty it runs on, then only lines of its own, each
+     * starting with its name (netty-stuck's say how long the health checks waited).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("nettyScenarios")
+    void nettyScenarioNamesItsNettyFirstAndExitsZero(String name, @TempDir Path dir) throws Exception {
+        Path stderr = dir.resolve("stderr.txt");
+        Process child = scenario(name).redirectError(stderr.toFile()).start();
+        try {
+            String out = new String(child.getInputStream().readAllBytes(), UTF_8);
+            assertTrue(child.waitFor(20, TimeUnit.SECONDS), name + " did not exit");
+            String err = Files.readString(stderr);
+            assertEquals(0, child.exitValue(), name + " failed:\n" + err);
+            assertEquals(List.of(name + " done"), out.lines().toList(), "stdout of " + name);
+            List<String> lines = err.lines().filter(line -> !line.startsWith("Picked up ")).toList();
+            assertEquals(name + ": Netty " + NETTY_VERSION, lines.get(0), "stderr of " + name);
+            assertEquals(List.of(), lines.stream().filter(line -> !line.startsWith(name + ": ")).toList(), "stderr of " + name);
+        } finally {
+            kill(child);
+        }
+    }
+
+    @Test
+    void nettyStuckShowsTheHealthChecksWaitingForTheHeldLoop(@TempDir Path dir) throws Exception {
+        Path stderr = dir.resolve("stderr.txt");
+        Process child = scenario("netty-stuck", "--hold", "2").redirectError(stderr.toFile()).start();
+        try {
+            child.getInputStream().readAllBytes();
+            assertTrue(child.waitFor(20, TimeUnit.SECONDS), "netty-stuck did not exit");
+            String err = Files.readString(stderr);
+            assertEquals(0, child.exitValue(), err);
+            assertTrue(err.contains("netty-stuck: the loop is in the backend call for 2000 ms\n"), err);
+            String waited = err.lines().filter(line -> line.startsWith("netty-stuck: 3 GET /health on other connections waited "))
+                    .findFirst().orElseThrow(() -> new AssertionError("no line on the waits:\n" + err));
+            for (String millis : waited.replaceAll(".* waited (.*) ms for the loop", "$1").split(", ")) {
+                assertTrue(Long.parseLong(millis) >= 1000, "a health check did not wait for the loop: " + waited);
+            }
+        } finally {
+            kill(child);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource({"loop-stall, loop-stall spinning", "stuck-service, stuck-service ready", "await-deadlock, await-deadlock ready",
         "no-loop, no-loop ready", "many-tasks, many-tasks ready", "blocking-on-cue, blocking-on-cue ready",
@@ -104,6 +156,7 @@ class ScenariosIT {
             Set<String> listed = out.lines().filter(line -> line.startsWith("  "))
                     .map(line -> line.strip().split("\\s+")[0]).collect(Collectors.toCollection(TreeSet::new));
             Set<String> covered = new TreeSet<>(FINITE);
+            covered.addAll(NETTY);
             covered.addAll(ENDLESS);
             assertEquals(covered, listed, "a scenario is listed but not tested here, or the other way round");
         } finally {

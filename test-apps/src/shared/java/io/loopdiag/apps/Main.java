@@ -7,6 +7,10 @@ import java.util.Map;
 /**
  * {@code java -jar test-apps.jar SCENARIO [args]} runs one scenario; with no argument it lists
  * them. Exit codes: 0 ok, 1 the scenario failed, 2 usage (unknown scenario or bad arguments).
+ *
+ * <p>Main uses the JDK only: it is compiled into test-apps-netty41.jar too (from
+ * {@code src/shared/java}, with the Netty scenarios), where a {@link Catalog} of its own lists the
+ * Netty scenarios alone.
  */
 public final class Main {
     static final int EXIT_OK = 0;
@@ -22,42 +26,18 @@ public final class Main {
     private record Entry(String description, Scenario scenario) {
     }
 
-    /** The scenarios by name, in the order they are listed. */
+    /** The scenarios by name, in the order they are listed: those of this jar's {@link Catalog}. */
     private static final Map<String, Entry> SCENARIOS = new LinkedHashMap<>();
 
     static {
-        add(EchoServer.NAME, EchoServer.DESCRIPTION, EchoServer::main);
-        add(HttpServer.NAME, HttpServer.DESCRIPTION, HttpServer::main);
-        add(Healthy.NAME, Healthy.DESCRIPTION, Healthy::main);
-        add(SlowCallback.NAME, SlowCallback.DESCRIPTION, SlowCallback::main);
-        add(LoopStall.NAME, LoopStall.DESCRIPTION, LoopStall::main);
-        add(BlockingSleep.NAME, BlockingSleep.DESCRIPTION, BlockingSleep::main);
-        add(BlockingWait.NAME, BlockingWait.DESCRIPTION, BlockingWait::main);
-        add(BlockingPark.NAME, BlockingPark.DESCRIPTION, BlockingPark::main);
-        add(BlockingFuture.NAME, BlockingFuture.DESCRIPTION, BlockingFuture::main);
-        add(BlockingQueues.NAME, BlockingQueues.DESCRIPTION, BlockingQueues::main);
-        add(BlockingLock.NAME, BlockingLock.DESCRIPTION, BlockingLock::main);
-        add(BlockingSocket.NAME, BlockingSocket.DESCRIPTION, BlockingSocket::main);
-        add(BlockingFile.NAME, BlockingFile.DESCRIPTION, BlockingFile::main);
-        add(BlockingProcess.NAME, BlockingProcess.DESCRIPTION, BlockingProcess::main);
-        add(BlockingDns.NAME, BlockingDns.DESCRIPTION, BlockingDns::main);
-        add(BlockingStorm.NAME, BlockingStorm.DESCRIPTION, BlockingStorm::main);
-        add(BlockingOnCue.NAME, BlockingOnCue.DESCRIPTION, BlockingOnCue::main);
-        add(NeverAwaited.NAME, NeverAwaited.DESCRIPTION, NeverAwaited::main);
-        add(LostException.NAME, LostException.DESCRIPTION, LostException::main);
-        add(HostileNames.NAME, HostileNames.DESCRIPTION, HostileNames::main);
-        add(StuckService.NAME, StuckService.DESCRIPTION, StuckService::main);
-        add(AwaitDeadlock.NAME, AwaitDeadlock.DESCRIPTION, AwaitDeadlock::main);
-        add(NoLoop.NAME, NoLoop.DESCRIPTION, NoLoop::main);
-        add(ManyTasks.NAME, ManyTasks.DESCRIPTION, ManyTasks::main);
-        add(SoakServer.NAME, SoakServer.DESCRIPTION, SoakServer::main);
-        add(ClosingLoops.NAME, ClosingLoops.DESCRIPTION, ClosingLoops::main);
+        Catalog.addAll();
     }
 
     private Main() {
     }
 
-    private static void add(String name, String description, Scenario scenario) {
+    /** Lists a scenario under {@code name}; for {@link Catalog}, while Main is initialised. */
+    static void add(String name, String description, Scenario scenario) {
         SCENARIOS.put(name, new Entry(description, scenario));
     }
 
@@ -111,7 +91,7 @@ public final class Main {
         if (args.length == 0) {
             out.println("usage: java -jar test-apps.jar SCENARIO [args]");
             out.println("scenarios:");
-            SCENARIOS.forEach((name, entry) -> out.printf("  %-17s %s%n", name, entry.description()));
+            SCENARIOS.forEach((name, entry) -> out.printf("  %-18s %s%n", name, entry.description()));
             out.flush();
             return EXIT_OK;
         }
