@@ -26,6 +26,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
@@ -198,6 +200,23 @@ class CiIT {
         assertEquals(1, check.exitCode(), check.all());
         assertTrue(check.out().contains("2 reports") || check.out().contains("1 report"), check.out());
         assertTrue(check.out().contains("example.QuoteService.fetchRate(QuoteService.java:" + blockingLine + ")"), check.out());
+    }
+
+    @ParameterizedTest(name = "Netty {0}")
+    @ValueSource(strings = {"ci.version.netty", "ci.version.netty41"})
+    void runFailsOnABlockingCallInANettyHandler(String nettyVersion) throws Exception {
+        Path netty = temp.resolve("rate-server-" + nettyVersion);
+        copy(Path.of("../test-apps/ci-project-netty").toAbsolutePath(), netty);
+        List<String> command = new ArrayList<>(mvn("test", "-Dnetty.version=" + System.getProperty(nettyVersion)));
+        command.add(1, "-f");
+        command.add(2, netty.resolve("pom.xml").toString());
+        Run run = loopdiag(List.of("run", "--report", temp.resolve("netty-reports-" + nettyVersion).toString(), "--"), command);
+        assertEquals(1, run.exitCode(), run.all());
+        assertTrue(run.out().contains("Tests run: "), "the project's own tests ran:\n" + run.out());
+        assertTrue(run.out().contains("blocking-call (1 finding"), run.out());
+        assertTrue(run.out().contains("java.lang.Thread.sleep in I/O of handler"), run.out());
+        assertTrue(run.out().contains("example.RateServer$RateHandler.fetchRate(RateServer.java:87)"), run.out());
+        assertTrue(run.out().contains("FAILED: 1 finding of a failing kind (blocking-call)"), run.out());
     }
 
     /** The Maven command, offline, with this build's versions and repository. */

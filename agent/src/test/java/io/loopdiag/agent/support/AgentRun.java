@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 public record AgentRun(int exitCode, String stdout, String stderr, Path reportPath) {
     public static final Path AGENT = Path.of("target/loopdiag-agent.jar").toAbsolutePath();
     public static final Path APPS = Path.of("../test-apps/target/test-apps.jar").toAbsolutePath();
+    /** The Netty scenarios built against Netty 4.1. */
+    public static final Path APPS_NETTY41 = Path.of("../test-apps-netty41/target/test-apps-netty41.jar").toAbsolutePath();
 
     /** Runs {@code scenario} with the agent given {@code options} (null: none) and the JVM options before {@code -jar}. */
     public static AgentRun run(String options, String scenario, String... jvmOptions) throws IOException, InterruptedException {
@@ -39,7 +41,21 @@ public record AgentRun(int exitCode, String stdout, String stderr, Path reportPa
 
     private static AgentRun run(String options, Path report, String scenario, String... jvmOptions)
             throws IOException, InterruptedException {
-        Process child = new ProcessBuilder(command(options, scenario, jvmOptions)).start();
+        return run(command(options, scenario, jvmOptions), report);
+    }
+
+    /** Runs {@code scenario} of {@code apps} (a test-apps jar) with the agent and {@code report=DIR/report.json}, as it ends. */
+    public static AgentRun runWithReport(Path apps, Path dir, String options, String scenario) throws IOException, InterruptedException {
+        Path report = dir.resolve("report.json");
+        List<String> command = command(options + "report=" + report, scenario);
+        command.set(command.indexOf(APPS.toString()), apps.toString());
+        AgentRun run = run(command, report);
+        assertEquals(0, run.exitCode(), run.stderr());
+        return run;
+    }
+
+    private static AgentRun run(List<String> command, Path report) throws IOException, InterruptedException {
+        Process child = new ProcessBuilder(command).start();
         CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> read(child.getInputStream()));
         String stderr = read(child.getErrorStream());
         assertTrue(child.waitFor(60, TimeUnit.SECONDS), "the scenario ended");

@@ -1,0 +1,164 @@
+package io.loopdiag.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.loopdiag.agent.support.AgentRun;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The loops loopdiag does not own, each a test-apps scenario in a child JVM with the packaged
+ * agent: Netty 4.2 and 4.1 (one jar each, the same sources), Vert.x 5, Reactor, Swing, and a thread
+ * named by the {@code threads} option. What a user sees on stderr and in the report.
+ */
+@Timeout(120)
+class ForeignLoopsIT {
+
+    /** The two Netty lines: the 4.2 jar (test-apps) and the 4.1 one. */
+    static Stream<Path> nettyLines() {
+        return Stream.of(AgentRun.APPS, AgentRun.APPS_NETTY41);
+    }
+
+    @ParameterizedTest
+    @MethodSource("nettyLines")
+    void aBlockingCallInAHandlerIsReportedWithTheHandlerAndTheLine(Path apps, @TempDir Path dir) throws Exception {
+        AgentRun run = AgentRun.runWithReport(apps, dir, "", "netty-stuck");
+        assertFalse(run.stderr().contains("self-check"), run.stderr());
+
+        List<String> blocking = run.blocks("blocking-call");
+        assertFalse(blocking.isEmpty(), run.stderr());
+        for (String block : blocking) {
+            String header = block.lines().findFirst().orElseThrow();
+            assertTrue(header.startsWith("loopdiag: blocking-call on loop 'netty-stuck-loop-1': "), header);
+            assertTrue(header.contains(" in I/O of handler 'orders' (io.loopdiag.apps.NettyStuck$OrderHandler)"), header);
+            assertTrue(block.contains("at io.loopdiag.apps.NettyStuck$OrderHandler.fetchPrice(NettyStuck.java:"), block);
+            assertTrue(block.lines().skip(1).findFirst().orElseThrow().startsWith("    at java.base/"),
+                    "the JDK method called comes first:\n" + block);
+        }
+        String stall = stalled(run, "loop-stall", "'orders'");
+        assertTrue(stall.contains("I/O of handler 'orders' (io.loopdiag.apps.NettyStuck$OrderHandler) has been running for "), stall);
+        String slow = stalled(run, "slow-callback", "'orders'");
+        assertTrue(slow.contains("NettyStuck$OrderHandler.fetchPrice(NettyStuck.java:"), slow);
+
+        JsonNode report = run.report();
+        List<String> loops = new ArrayList<>();
+        report.path("detections").forEach(detection -> loops.add(detection.path("loop").asText()));
+        assertTrue(loops.stream().allMatch(loop -> loop.equals("netty-stuck-loop-1")), loops.toString());
+        assertTrue(report.path("summary").path("blocking-call").asInt() >= 1, report.toString());
+    }
+
+    @ParameterizedTest
+    @MethodSource("nettyLines")
+    void aHandlerBurningTheCpuIsASlowCallbackNamedByItsPipelineName(Path apps, @TempDir Path dir) throws Exception {
+        AgentRun run = AgentRun.runWithReport(apps, dir, "", "netty-slow-handler");
+        String slow = stalled(run, "slow-callback", "'risk'");
+        assertTrue(slow.startsWith("loopdiag: slow-callback on loop 'netty-slow-handler-loop-1': I/O of handler 'risk'"
+                + " (io.loopdiag.apps.NettySlowHandler$RiskHandler) took about "), slow);
+        assertTrue(slow.contains("NettySlowHandler$RiskHandler.scoreRisk(NettySlowHandler.java:"), slow);
+        assertEquals(List.of(), run.blocks("blocking-call"), "CPU is not a blocking call");
+    }
+
+    @ParameterizedTest
+    @MethodSource("nettyLines")
+    void aWriteToAClosedChannelThatNobodyObservesIsALostException(Path apps, @TempDir Path dir) throws Exception {
+        AgentRun run = AgentRun.runWithReport(apps, dir, "", "netty-lost-write");
+        List<String> lost = run.blocks("lost-exception");
+        assertFalse(lost.isEmpty(), run.stderr());
+        for (String block : lost) {
+            assertTrue(block.startsWith("loopdiag: lost-exception on loop 'netty-lost-write-loop-1': a Netty DefaultChannelPromise"
+                    + " of channel [id: 0x"), block);
+            assertTrue(block.contains(" failed with io.netty.channel.StacklessClosedChannelException, and nobody listened to it"), block);
+            List<String> frames = block.lines().skip(1).toList();
+            assertTrue(frames.get(0).contains("writeAndFlush("), "the Netty call the application made:\n" + block);
+            assertTrue(frames.get(1).contains("NettyLostWrite$FeedHandler.publish(NettyLostWrite.java:153)"),
+                    "then the application's line:\n" + block);
+        }
+        assertTrue(lost.stream().anyMatch(block -> block.contains("before it was garbage-collected")), run.stderr());
+        assertEquals(2, occurrences(run.report(), "lost-exception"), "both writes:\n" + run.report());
+    }
+
+    @ParameterizedTest
+    @MethodSource("nettyLines")
+    void aHealthyServerUnderLoadHasNoFinding(Path apps, @TempDir Path dir) throws Exception {
+        AgentRun run = AgentRun.runWithReport(apps, dir, "", "netty-healthy");
+        assertEquals(0, run.report().path("detections").size(), run.stderr());
+        assertFalse(run.stderr().contains("self-check"), run.stderr());
+    }
+
+    @Test
+    void aVertxRouteThatSleepsIsReportedAtTheLimitWithTheRouteHandler(@TempDir Path dir) throws Exception {
+        AgentRun run = AgentRun.runWithReport(dir, "vertx-blocking");
+        List<String> blocking = run.blocks("blocking-call");
+        assertFalse(blocking.isEmpty(), run.stderr());
+        for (String block : blocking) {
+            assertTrue(block.startsWith("loopdiag: blocking-call on loop 'vert.x-eventloop-thread-0': java.lang.Thread.sleep in I/O of"
+                    + " Vert.x route handler io.loopdiag.apps.VertxBlocking$ReportVerticle.report, called at"
+                    + " io.loopdiag.apps.VertxBlocking$ReportVerticle.queryReportRows(VertxBlocking.java:69)"), block);
+        }
+        assertEquals(4, occurrences(run.report(), "blocking-call"), "each of the four requests:\n" + run.report());
+        String slow = stalled(run, "slow-callback", "route handler");
+        assertTrue(slow.contains("limit 100 ms"), slow);
+        assertFalse(run.stderr().contains("has been blocked for"), "reported before Vert.x' own checker (2 s) would:\n" + run.stderr());
+    }
+
+    @Test
+    void aBlockingCallableOnTheParallelSchedulerIsReportedAndTheBoundedElasticOneIsNot(@TempDir Path dir) throws Exception {
+        AgentRun run = AgentRun.runWithReport(dir, "reactor-blocking");
+        List<String> blocking = run.blocks("blocking-call");
+        assertEquals(1, blocking.size(), run.stderr());
+        assertTrue(blocking.get(0).startsWith("loopdiag: blocking-call on loop 'parallel-1': java.lang.Thread.sleep on a Reactor"
+                + " non-blocking thread, called at io.loopdiag.apps.ReactorBlocking.lookUpRate(ReactorBlocking.java:46)"), blocking.get(0));
+    }
+
+    @Test
+    void theThreadsOptionMakesMatchingThreadsLoopThreads(@TempDir Path dir) throws Exception {
+        AgentRun run = AgentRun.runWithReport(dir, "threads=boundedElastic-\\d+,", "reactor-blocking");
+        List<String> named = run.blocks("blocking-call on loop 'boundedElastic-");
+        assertEquals(1, named.size(), run.stderr());
+        assertTrue(named.get(0).contains(": java.lang.Thread.sleep on a thread named by the threads option, called at"
+                + " io.loopdiag.apps.ReactorBlocking.lookUpRateOnBoundedElastic(ReactorBlocking.java:"), named.get(0));
+        assertEquals(1, run.blocks("blocking-call on loop 'parallel-1'").size(), run.stderr());
+    }
+
+    @Test
+    void fileIoAndASleepInASwingActionAreReportedOnTheEventDispatchThread(@TempDir Path dir) throws Exception {
+        AgentRun run = AgentRun.runWithReport(dir, "swing-edt-freeze");
+        List<String> blocking = run.blocks("blocking-call");
+        for (String call : List.of("java.nio.file.Files.writeString", "java.nio.file.Files.readString", "java.lang.Thread.sleep")) {
+            List<String> matching = blocking.stream().filter(block -> block.startsWith("loopdiag: blocking-call on loop"
+                    + " 'AWT-EventQueue-0': " + call)).toList();
+            assertEquals(1, matching.size(), call + ":\n" + run.stderr());
+            assertTrue(matching.get(0).contains(" in MouseEvent MOUSE_RELEASED on javax.swing.JButton 'Export', called at"
+                    + " io.loopdiag.apps.SwingEdtFreeze$ExportAction.export(SwingEdtFreeze.java:"), matching.get(0));
+        }
+        String slow = stalled(run, "slow-callback", "MouseEvent MOUSE_RELEASED");
+        assertTrue(slow.contains("SwingEdtFreeze$ExportAction.export(SwingEdtFreeze.java:103)"), slow);
+    }
+
+    /** The one block of {@code kind} whose header contains {@code naming}. */
+    private static String stalled(AgentRun run, String kind, String naming) {
+        List<String> blocks = run.blocks(kind).stream().filter(block -> block.lines().findFirst().orElseThrow().contains(naming)).toList();
+        assertFalse(blocks.isEmpty(), "a " + kind + " naming " + naming + ":\n" + run.stderr());
+        return blocks.get(0);
+    }
+
+    private static long occurrences(JsonNode report, String kind) {
+        long count = 0;
+        for (JsonNode detection : report.path("detections")) {
+            if (detection.path("kind").asText().equals(kind)) {
+                count += detection.path("count").asLong();
+            }
+        }
+        return count;
+    }
+}
