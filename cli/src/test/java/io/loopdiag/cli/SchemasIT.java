@@ -189,6 +189,32 @@ class SchemasIT {
     }
 
     @Test
+    void theDumpInfoAndReportsOfForeignLoopsMatchTheirSchemas() throws Exception {
+        Path reports = Files.createDirectories(dir.resolve("foreign-reports"));
+        List<String> scenarios = List.of("netty-lost-write", "vertx-blocking", "reactor-blocking", "swing-edt-freeze");
+        for (String scenario : scenarios) {
+            Jvms.Run run = Jvms.finish(jvms.launch("log=off,report=" + reports.resolve(scenario + ".json"), scenario));
+            assertEquals(0, run.exitCode(), scenario + ": " + run.err());
+            JsonNode report = JSON.readTree(reports.resolve(scenario + ".json").toFile());
+            assertValid(REPORT, report, scenario + "'s report");
+            assertTrue(report.path("detections").size() > 0, scenario + " has findings: " + report);
+        }
+
+        Process stuck = jvms.launch("log=off", "netty-stuck", "--hold", "30");
+        java.io.BufferedReader err = new java.io.BufferedReader(new java.io.InputStreamReader(stuck.getErrorStream(),
+                java.nio.charset.StandardCharsets.UTF_8));
+        for (String line = err.readLine(); line != null && !line.startsWith("netty-stuck: the loop is in the backend call"); ) {
+            line = err.readLine();
+        }
+        Jvms.Run dump = jvms.cli("dump", "--json", Long.toString(stuck.pid()));
+        assertEquals(0, dump.exitCode(), dump.err());
+        JsonNode dumped = JSON.readTree(dump.out());
+        assertValid(DUMP, dumped, "the dump of a stuck Netty loop");
+        assertTrue(dumped.toString().contains("\"kind\":\"netty\""), dumped.toString());
+        assertValid(DUMP, JSON.readTree(Jvms.ask(stuck.pid(), "info")), "the answer to info of a Netty JVM");
+    }
+
+    @Test
     void aReportWithoutARequiredFieldOrWithAnUnknownOneOrAWrongTimeFailsNamingTheField() throws Exception {
         Path reportPath = dir.resolve("lost-exception.json");
         Jvms.Run run = Jvms.finish(jvms.launch("log=off,report=" + reportPath, "lost-exception"));
