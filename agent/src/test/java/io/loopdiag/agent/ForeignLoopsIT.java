@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.loopdiag.agent.apps.CustomTransport;
 import io.loopdiag.agent.support.AgentRun;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -143,6 +144,22 @@ class ForeignLoopsIT {
         }
         String slow = stalled(run, "slow-callback", "MouseEvent MOUSE_RELEASED");
         assertTrue(slow.contains("SwingEdtFreeze$ExportAction.export(SwingEdtFreeze.java:103)"), slow);
+    }
+
+    @Test
+    void aNettyTransportWithoutAHookIsNamedByTheSelfCheckAndItsTasksAreStillWatched() throws Exception {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "-javaagent:" + AgentRun.AGENT, "-cp", System.getProperty("java.class.path"), CustomTransport.class.getName()));
+        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(child.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, child.waitFor(), output);
+        assertTrue(output.contains("custom-transport done"), output);
+        List<String> selfCheck = output.lines().filter(line -> line.startsWith("loopdiag: self-check: ")).toList();
+        assertEquals(List.of("loopdiag: self-check: Netty event loop io.netty.channel.SingleThreadIoEventLoop with I/O handler "
+                + CustomTransport.class.getName() + "$Handler (Netty " + io.netty.util.Version.identify().get("netty-common").artifactVersion()
+                + "): the agent has no hook for its I/O, so its channel handlers are neither timed nor checked for blocking calls;"
+                + " its tasks are"), selfCheck, output);
+        assertTrue(output.contains("loopdiag: blocking-call on loop "), "its tasks are watched:\n" + output);
     }
 
     /** The one block of {@code kind} whose header contains {@code naming}. */
