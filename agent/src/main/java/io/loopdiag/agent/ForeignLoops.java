@@ -225,6 +225,11 @@ final class ForeignLoops {
             List<StackTraceElement> stack = unitStack(loop.thread.getStackTrace());
             return new Running(describe(loop, work, stack), -1, stack);
         }
+
+        @Override
+        public List<StackTraceElement> stack() {
+            return loop.work == null ? List.of() : unitStack(loop.thread.getStackTrace());
+        }
     }
 
     // ---- advice: inlined into java.base, so it calls only BlockingCheck ----

@@ -43,4 +43,25 @@ final class Stacks {
         }
         return app == stack.size() ? stack : stack.subList(Math.max(0, app - 1), stack.size());
     }
+
+    /**
+     * True if {@code stack} is in the JVM's loading or initializing of a class: a class loader
+     * finding or defining one, or a static initializer. That time is the JVM warming up, which the
+     * watchdog does not count against a unit's limit.
+     */
+    static boolean isLoadingClasses(List<StackTraceElement> stack) {
+        for (StackTraceElement frame : stack) {
+            String method = frame.getMethodName();
+            if (method.equals("<clinit>")) {
+                return true;
+            }
+            String type = frame.getClassName();
+            boolean loader = type.equals("java.lang.ClassLoader") || type.startsWith("jdk.internal.loader.")
+                    || type.equals("java.net.URLClassLoader");
+            if (loader && (method.startsWith("loadClass") || method.startsWith("defineClass") || method.startsWith("findClass"))) {
+                return true;
+            }
+        }
+        return false;
+    }
 }

@@ -20,6 +20,10 @@ import java.util.function.Supplier;
  * within one sampling period. {@link #sample} takes the time as an argument, so a test drives it
  * on a clock of its own.
  *
+ * <p>Time a callback's thread spends loading or initializing classes (the JVM warming up: a
+ * sample that finds a class loader or a static initializer on its stack) is not counted against
+ * the limit, and the report says how much there was.
+ *
  * <p>A callback still running past {@code slow} is a <b>loop-stall</b>, reported while it runs with
  * the stack at that moment, again at 2, 4, 8... times the limit; when it returns, a callback that
  * ran past {@code slow} is a <b>slow-callback</b>, reported with its duration and the stack sampled
@@ -49,6 +53,7 @@ final class Watchdog implements Runnable {
         long previousSampleNanos; // the last sample before it was seen: it started after this
         long firstSeenNanos;
         long lastSeenNanos;
+        long loadingNanos; // of its time seen, the periods its thread was loading classes
         long nextStallReportNanos;
         int stallReports;
         boolean stallPrinted; // its first stall report was a new finding, so its updates print too
@@ -129,8 +134,11 @@ final class Watchdog implements Runnable {
                 }
                 continue;
             }
+            if (Stacks.isLoadingClasses(loop.stack())) {
+                span.loadingNanos += nowNanos - span.lastSeenNanos;
+            }
             span.lastSeenNanos = nowNanos;
-            long runningNanos = nowNanos - span.firstSeenNanos;
+            long runningNanos = nowNanos - span.firstSeenNanos - span.loadingNanos;
             if (span.sampled == null && runningNanos >= slowNanos / 2) {
                 span.sampled = loop.running();
             }
@@ -139,7 +147,7 @@ final class Watchdog implements Runnable {
                 if (now != null) {
                     span.sampled = now;
                     String what = now.description() + " has been running for " + millis(runningNanos)
-                            + " (limit " + millis(slowNanos) + "), still running";
+                            + " (limit " + millis(slowNanos) + loading(span) + "), still running";
                     List<StackTraceElement> stack = Stacks.fromApplicationCall(now.stack());
                     Occurrence stall = new Occurrence(Kind.LOOP_STALL, loop.name(), taskOf(now), what,
                             stack, null, TimeUnit.NANOSECONDS.toMillis(runningNanos));
@@ -186,6 +194,7 @@ final class Watchdog implements Runnable {
         span.previousSampleNanos = lastSampleNanos > 0 ? lastSampleNanos : nowNanos;
         span.firstSeenNanos = nowNanos;
         span.lastSeenNanos = nowNanos;
+        span.loadingNanos = 0;
         span.nextStallReportNanos = slowNanos;
         span.stallReports = 0;
         span.stallPrinted = false;
@@ -201,14 +210,14 @@ final class Watchdog implements Runnable {
         // sample before to this one. On time, samples are a period apart, so it ran about a period
         // more than seen; a held-up watchdog only widens the upper bound, so the estimate leans on
         // the lower one and never calls a quick callback slow.
-        long leastNanos = span.lastSeenNanos - span.firstSeenNanos;
-        long mostNanos = nowNanos - span.previousSampleNanos;
+        long leastNanos = span.lastSeenNanos - span.firstSeenNanos - span.loadingNanos;
+        long mostNanos = nowNanos - span.previousSampleNanos - span.loadingNanos;
         long ranNanos = Math.min(mostNanos, leastNanos + periodNanos);
         if (ranNanos >= slowNanos && span.sampled != null) {
             String ended = atExit ? "; still running when the JVM exited"
                     : span.stallPrinted ? "; the loop-stall reported above has ended" : "";
             String what = span.sampled.description() + " took about " + millis(ranNanos)
-                    + " (" + millis(leastNanos) + " to " + millis(mostNanos) + "; limit " + millis(slowNanos) + ")";
+                    + " (" + millis(leastNanos) + " to " + millis(mostNanos) + "; limit " + millis(slowNanos) + loading(span) + ")";
             Occurrence slow = new Occurrence(Kind.SLOW_CALLBACK, span.loopName, taskOf(span.sampled), what,
                     Stacks.fromApplicationCall(span.sampled.stack()), null, TimeUnit.NANOSECONDS.toMillis(ranNanos));
             findings.report(slow, ended);
@@ -221,6 +230,11 @@ final class Watchdog implements Runnable {
     /** The task a running callback steps, as findings name it, or null for a plain callback. */
     private static String taskOf(WatchedLoop.Running callback) {
         return callback.taskId() < 0 ? null : "#" + callback.taskId();
+    }
+
+    /** {@code ", not counting 80 ms of loading classes"} when the span's thread spent time loading classes, else empty. */
+    private static String loading(Span span) {
+        return span.loadingNanos == 0 ? "" : ", not counting " + millis(span.loadingNanos) + " of loading classes";
     }
 
     private static String millis(long nanos) {

@@ -23,6 +23,12 @@ interface WatchedLoop {
     /** The unit running now with its stack (innermost first), or null if none runs now. Costs one stack walk. */
     Running running();
 
+    /** The stack of the unit running now (innermost first), or empty: {@link #running()} without naming the unit. */
+    default List<StackTraceElement> stack() {
+        Running now = running();
+        return now == null ? List.of() : now.stack();
+    }
+
     /**
      * A unit of work that is running.
      *

@@ -125,6 +125,29 @@ class WatchdogTest {
     }
 
     @Test
+    void timeSpentLoadingClassesDoesNotCountAgainstTheLimitAndIsSaid() {
+        loop.start("first request", "java.lang.ClassLoader.loadClass", "com.acme.Cart.total");
+        runFor(150); // the JVM loads the handler's classes
+        loop.at("com.acme.Cart.total");
+        runFor(50);
+        loop.end();
+        runFor(5);
+        assertEquals(List.of(), printed("loop-stall"), "150 ms of loading and 50 of work: " + log);
+        assertEquals(List.of(), printed("slow-callback"), log.toString(StandardCharsets.UTF_8));
+
+        loop.start("second request", "com.acme.Report.<clinit>", "com.acme.Report.render");
+        runFor(60);
+        loop.at("com.acme.Report.render");
+        runFor(120);
+        loop.end();
+        runFor(5);
+        List<String> slow = printed("slow-callback");
+        assertEquals(1, slow.size(), log.toString(StandardCharsets.UTF_8));
+        assertTrue(slow.get(0).matches("(?s)loopdiag: slow-callback on loop 'orders': second request took about 12\\d ms .*"
+                + "limit 100 ms, not counting \\d+ ms of loading classes\\).*"), slow.get(0));
+    }
+
+    @Test
     void aCallbackPastTheLimitIsOneStallWhileItRunsThenASlowCallbackWithItsRange() {
         loop.start("LoadCart", "com.acme.Cart.load", "com.acme.Cart.total");
         runFor(120);
