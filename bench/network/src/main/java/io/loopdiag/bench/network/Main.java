@@ -31,6 +31,12 @@ public final class Main {
                           [--machine-cpu-seconds X]
                           [--server-stderr FILE] [--detector loopdiag|blockhound] [--context TEXT]
                                        wrk --latency output as JSON lines: req/s, p50 and p99 in us
+              corpus      [--tool loopdiag|blockhound|none]
+                                       each call of the blocking corpus in a task on a Netty event loop, with markers
+                                       on stderr (blockhound: installs it, throwing; loopdiag: start the JVM with the agent)
+              corpus-compare --agent AGENT_JAR [--java JAVA]
+                                       corpus under the agent and under BlockHound, one JVM each; JSON lines: which caught
+                                       each call; a table on stderr
               merge                    JSON lines of several rounds on stdin: one line per measurement,
                                        every round's value in samples, their median in median
             --blockhound: install BlockHound (log: print each blocking call and let it run; throw: its default);
@@ -61,6 +67,8 @@ public final class Main {
                 case "echo-load" -> EchoLoad.run(Options.parse(command, rest, EchoLoad.OPTIONS), out, err);
                 case "soak" -> Soak.run(Options.parse(command, rest, Soak.OPTIONS), out, err);
                 case "wrk-report" -> WrkReport.run(Options.parse(command, rest, WrkReport.OPTIONS), out);
+                case "corpus" -> BlockingCorpus.run(Options.parse(command, rest, "tool"), out, err);
+                case "corpus-compare" -> CorpusCompare.run(Options.parse(command, rest, CorpusCompare.OPTIONS), out, err);
                 case "merge" -> {
                     Options.parse(command, rest); // takes none
                     yield Merge.run(System.in, out);
