@@ -2,16 +2,21 @@
 # Whole-process network benchmarks: each subject's TCP echo server under bench-network.jar's
 # echo-load, and its HTTP hello server under wrk, one after the other on this machine.
 #
-#   bench/network/run.sh [--smoke] [--rounds N]
+#   bench/network/run.sh [--smoke] [--rounds N] [--subjects LIST]
 #
 # Subjects: loop-core (test-apps echo-server / http-server), loop-core with the agent (variant
-# "agent"), netty, asyncio and node (bench/peers/*_servers.*, or PEERS_DIR/*_servers.*; a missing
-# script or interpreter is noted on stderr and the subject skipped). Output: one JSON line per
+# "agent"), netty, netty with the agent (variant "agent"), netty with BlockHound (variant
+# "blockhound"), asyncio and node (bench/peers/*_servers.*, or PEERS_DIR/*_servers.*; a missing
+# script or interpreter is noted on stderr and the subject skipped). --subjects: only these,
+# comma-separated, each SUBJECT (all its variants) or SUBJECT:VARIANT, e.g. "netty" or
+# "loop-core,netty:default,asyncio,node"; default all. Output: one JSON line per
 # measurement on stdout, in the benchmarks' shared format; progress and the servers' own stderr on
 # stderr. Each load follows a 3 s warm-up against the same server. --smoke: 1 s loads, no warm-up
 # (checks that everything runs, measures nothing worth keeping). --rounds N (default 1): N passes
-# over every subject, interleaved so that a drift in the machine's load touches them all alike;
-# each line then has N samples, their median.
+# over every subject, interleaved so that a drift in the machine's load touches them all alike
+# (netty's three variants, which are compared with each other, also take turns at going first);
+# each line then has N samples, their median. The agent and BlockHound variants count their
+# tool's detection lines on the server's stderr (params.detections; there must be none).
 #
 # Builds nothing: run `./build package -DskipTests` first (test-apps, agent, bench/network).
 # Server and load share the machine's cores: nothing is pinned, and each line's note says how many
@@ -22,7 +27,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
-smoke=false rounds=1
+smoke=false rounds=1 subjects=all
 while [ $# -gt 0 ]; do
   case "$1" in
     --smoke) smoke=true ;;
@@ -30,11 +35,26 @@ while [ $# -gt 0 ]; do
       rounds=${2:-}
       [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --rounds needs a positive number" >&2; exit 2; }
       shift ;;
+    --subjects)
+      subjects=${2:-}
+      [[ "$subjects" =~ ^[a-z-]+(:[a-z]+)?(,[a-z-]+(:[a-z]+)?)*$ ]] \
+        || { echo "run.sh: --subjects needs SUBJECT[:VARIANT],... (e.g. netty or loop-core,netty:default)" >&2; exit 2; }
+      shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
-    *) echo "run.sh: unknown argument '$1' (usage: run.sh [--smoke] [--rounds N])" >&2; exit 2 ;;
+    *) echo "run.sh: unknown argument '$1' (usage: run.sh [--smoke] [--rounds N] [--subjects LIST])" >&2; exit 2 ;;
   esac
   shift
 done
+
+# True if --subjects asks for subject $1 in variant $2 (all of them when not given).
+wanted() {
+  [ "$subjects" = all ] && return 0
+  local item
+  for item in ${subjects//,/ }; do
+    if [ "$item" = "$1" ] || [ "$item" = "$1:$2" ]; then return 0; fi
+  done
+  return 1
+}
 
 # Both workloads get the same warm-up before the measured load, so that the JVMs' JIT (and V8's)
 # has compiled the hot paths: a cold Netty HTTP server runs at a quarter of its speed in its first
@@ -140,6 +160,7 @@ measure() {
   shift 3
   local detections=()
   [ "$variant" = agent ] && detections=(--server-stderr "$work/server.err")
+  [ "$variant" = blockhound ] && detections=(--server-stderr "$work/server.err" --detector blockhound)
   log "$subject ($variant): $workload"
   : >"$work/result.jsonl"
   if ! start_server "$@"; then
@@ -179,10 +200,11 @@ measure() {
   cat "$work/result.jsonl" >>"$lines"
 }
 
-# subject NAME VARIANT ECHO-COMMAND -- HTTP-COMMAND: both workloads on one subject.
+# subject NAME VARIANT ECHO-COMMAND -- HTTP-COMMAND: both workloads on one subject, if --subjects wants it.
 subject() {
   local name=$1 variant=$2
   shift 2
+  wanted "$name" "$variant" || return 0
   local echo_command=() http_command=()
   while [ "$1" != -- ]; do echo_command+=("$1"); shift; done
   shift
@@ -195,6 +217,23 @@ subject() {
 peer_available() { # name script interpreter
   if [ ! -f "$2" ]; then log "note: $2 is missing: subject $1 skipped"; return 1; fi
   if ! command -v "$3" >/dev/null 2>&1; then log "note: $3 is not installed: subject $1 skipped"; return 1; fi
+}
+
+# netty_variant VARIANT: the Netty peers plain, with the agent, or with BlockHound (log mode: it
+# prints each blocking call and lets it run, as the agent does; its own JVM flags).
+# Netty 4.1 uses sun.misc.Unsafe (its default on JDK 24+ too); allowing it says so and silences the JDK's warning.
+netty_variants=(default agent blockhound)
+netty_variant() {
+  local flags=(--sun-misc-unsafe-memory-access=allow) args=()
+  case "$1" in
+    agent) flags+=("-javaagent:$agent_jar=log=stderr") ;;
+    blockhound)
+      flags+=(-XX:+AllowRedefinitionToAddDeleteMethods -XX:+EnableDynamicAgentLoading -Djdk.attach.allowAttachSelf=true)
+      args=(--blockhound log) ;;
+  esac
+  subject netty "$1" \
+    "$java" "${flags[@]}" -jar "$bench_jar" netty-echo --port 0 "${args[@]}" -- \
+    "$java" "${flags[@]}" -jar "$bench_jar" netty-http --port 0 "${args[@]}"
 }
 
 log "JDK $java_home; $(nproc) cores shared by server and load; $($smoke && echo smoke: ) loads of ${load_seconds} s after a warm-up of ${warmup_seconds} s, $rounds round(s)"
@@ -217,10 +256,11 @@ for round in $(seq 1 "$rounds"); do
   subject loop-core agent \
     "$java" "-javaagent:$agent_jar=log=stderr" -jar "$apps_jar" echo-server --port 0 -- \
     "$java" "-javaagent:$agent_jar=log=stderr" -jar "$apps_jar" http-server --port 0
-  # Netty 4.1 uses sun.misc.Unsafe (its default on JDK 24+ too); allowing it says so and silences the JDK's warning.
-  subject netty default \
-    "$java" --sun-misc-unsafe-memory-access=allow -jar "$bench_jar" netty-echo --port 0 -- \
-    "$java" --sun-misc-unsafe-memory-access=allow -jar "$bench_jar" netty-http --port 0
+  # Netty's variants take turns at going first: round 1 default, agent, blockhound; round 2 agent,
+  # blockhound, default; and so on.
+  for turn in 0 1 2; do
+    netty_variant ${netty_variants[$(( (round - 1 + turn) % 3 ))]}
+  done
   if peer_available asyncio "$peers/asyncio_servers.py" python3; then
     subject asyncio default \
       python3 "$peers/asyncio_servers.py" echo --port 0 -- \

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The benchmark suite's smoke pass, so that it never rots: {@code bench/run --smoke} runs every
  * benchmark once at tiny sizes, and each workload comes back with loop-core's figure and its
- * peers'. No figure is judged here: speed is the full run's business, not a test's.
+ * peers', and the Netty part with Netty's three variants and the blocking corpus. No figure is
+ * judged here: speed is the full run's business, not a test's.
  */
 @Timeout(900)
 class BenchSmokeIT {
@@ -48,11 +49,14 @@ class BenchSmokeIT {
                 "suspended-memory loop-core default", "suspended-memory kotlinx default", "suspended-memory asyncio default",
                 "suspended-memory node default",
                 "echo loop-core default", "echo loop-core agent", "echo netty default", "echo asyncio default", "echo node default",
+                "echo netty agent", "echo netty blockhound", "blocking-corpus loopdiag default", "blocking-corpus blockhound default",
                 "dump-100k loop-core agent", "dump-stall loop-core agent", "dump-100k asyncio default",
                 "blocking-check jvm default", "blocking-check jvm agent", "blocking-check blockhound default")) {
             assertTrue(seen.contains(expected), "no result for " + expected + " in " + seen + "\n" + output);
         }
-        assertTrue(Files.readString(TOP.resolve("bench/results/smoke/latest.md")).contains("| callback chain (1M) |"));
+        String markdown = Files.readString(TOP.resolve("bench/results/smoke/latest.md"));
+        assertTrue(markdown.contains("| callback chain (1M) |"), markdown);
+        assertTrue(markdown.contains("## Netty with the agent") && markdown.contains("| Thread.sleep(long) | yes |"), markdown);
         assertTrue(Files.readString(TOP.resolve("bench/results/smoke/ratios.svg")).startsWith("<svg"));
     }
 }

@@ -32,7 +32,7 @@ import java.util.PriorityQueue;
  */
 final class EchoLoad {
     static final String[] OPTIONS = {"host", "port", "connections", "size", "seconds", "warmup", "rate",
-        "subject", "variant", "server-pid", "server-stderr", "context"};
+        "subject", "variant", "server-pid", "server-stderr", "detector", "context"};
     private static final String WORKLOAD = "echo";
     /** The longest the selector waits, so that the phases end on time even if the server stops answering. */
     private static final long SELECT_TIMEOUT_MILLIS = 100;
@@ -78,12 +78,13 @@ final class EchoLoad {
             note = (note == null ? "" : note + "; ") + context;
         }
         if (serverStderr != null) {
-            Detections detections = Detections.read(serverStderr);
+            Detections detections = Detections.read(serverStderr,
+                    Detections.Tool.named(options.string("detector", "loopdiag")));
             params.put("detections", detections.count());
             String problem = detections.problem();
             if (problem != null) {
                 note = (note == null ? "" : note + "; ") + problem;
-                if (!detections.agentLoaded() && error == null) {
+                if (!detections.loaded() && error == null) {
                     error = problem;
                 }
             }

@@ -5,16 +5,16 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.io.PrintStream;
 
-/** {@code netty-echo [--port N]}: the Netty peer of loop-core's {@code echo-server}. */
+/** {@code netty-echo [--port N] [--workers W] [--blockhound off|log|throw]}: the Netty peer of loop-core's {@code echo-server}. */
 final class NettyEchoServer {
     static final String NAME = "echo-server";
 
     private NettyEchoServer() {
     }
 
-    static int run(Options options, PrintStream out) throws InterruptedException {
+    static int run(Options options, PrintStream out, PrintStream err) throws Exception {
         EchoHandler handler = new EchoHandler();
-        return NettyServer.serve(NAME, options, channel -> channel.pipeline().addLast(handler), out);
+        return NettyServer.serve(NAME, options, channel -> channel.pipeline().addLast(handler), out, err);
     }
 
     /**

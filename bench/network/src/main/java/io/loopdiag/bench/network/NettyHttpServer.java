@@ -23,8 +23,8 @@ import io.netty.util.AsciiString;
 import java.io.PrintStream;
 
 /**
- * {@code netty-http [--port N]}: the Netty peer of loop-core's {@code http-server}, the idiomatic
- * way: {@link HttpServerCodec} parses requests and encodes a {@link FullHttpResponse} per request.
+ * {@code netty-http [--port N] [--workers W] [--blockhound off|log|throw]}: the Netty peer of
+ * loop-core's {@code http-server}, the idiomatic way: {@link HttpServerCodec} parses requests and encodes a {@link FullHttpResponse} per request.
  * The answer is byte for byte the one loop-core sends; {@code Connection: close} closes after it.
  */
 final class NettyHttpServer {
@@ -42,9 +42,9 @@ final class NettyHttpServer {
     private NettyHttpServer() {
     }
 
-    static int run(Options options, PrintStream out) throws InterruptedException {
+    static int run(Options options, PrintStream out, PrintStream err) throws Exception {
         HelloHandler hello = new HelloHandler();
-        return NettyServer.serve(NAME, options, channel -> channel.pipeline().addLast(new HttpServerCodec(), hello), out);
+        return NettyServer.serve(NAME, options, channel -> channel.pipeline().addLast(new HttpServerCodec(), hello), out, err);
     }
 
     /**

@@ -26,17 +26,25 @@ final class NettyServer {
     private NettyServer() {
     }
 
+    /** The options both peers take. */
+    static final String[] OPTIONS = {"port", "workers", "blockhound"};
+
     /**
      * Binds to {@code --port} (0: any), with {@code --workers} worker event loops (default: one per
      * core), prints the listening line on {@code out}, and blocks until the server channel closes
-     * (never, unless killed).
+     * (never, unless killed). {@code --blockhound log|throw} installs BlockHound first and proves
+     * it sees the workers' calls ({@link BlockHoundSupport}); its lines go to {@code err}.
      */
-    static int serve(String name, Options options, Consumer<SocketChannel> pipeline, PrintStream out) throws InterruptedException {
+    static int serve(String name, Options options, Consumer<SocketChannel> pipeline, PrintStream out, PrintStream err)
+            throws Exception {
         int port = options.integer("port", 0, 0, 65535);
         int workerThreads = options.integer("workers", Runtime.getRuntime().availableProcessors(), 1, 1024);
+        BlockHoundSupport.Mode blockHound = BlockHoundSupport.mode(options.string("blockhound", "off"));
+        BlockHoundSupport.install(blockHound, err);
         EventLoopGroup boss = new NioEventLoopGroup(1);
         EventLoopGroup workers = new NioEventLoopGroup(workerThreads);
         try {
+            BlockHoundSupport.prove(blockHound, workers, err);
             Channel server = new ServerBootstrap()
                     .group(boss, workers)
                     .channel(NioServerSocketChannel.class)

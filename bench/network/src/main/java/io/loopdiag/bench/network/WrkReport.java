@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  */
 final class WrkReport {
     static final String[] OPTIONS = {"input", "connections", "threads", "seconds", "subject", "variant",
-        "server-cpu-seconds", "client-cpu-seconds", "machine-cpu-seconds", "server-stderr", "context"};
+        "server-cpu-seconds", "client-cpu-seconds", "machine-cpu-seconds", "server-stderr", "detector", "context"};
     private static final String WORKLOAD = "http";
 
     private static final Pattern REQUESTS_PER_SECOND = Pattern.compile("^Requests/sec:\\s+([0-9.]+)\\s*$", Pattern.MULTILINE);
@@ -42,7 +42,8 @@ final class WrkReport {
         params.put("threads", options.integer("threads", 2, 1, 1024));
         params.put("seconds", options.integer("seconds", 10, 1, 3600));
         Path serverStderr = options.path("server-stderr");
-        Detections detections = serverStderr == null ? null : Detections.read(serverStderr);
+        Detections detections = serverStderr == null ? null
+                : Detections.read(serverStderr, Detections.Tool.named(options.string("detector", "loopdiag")));
         if (detections != null) {
             params.put("detections", detections.count());
         }
@@ -119,7 +120,7 @@ final class WrkReport {
         }
         if (detections != null && detections.problem() != null) {
             notes.add(detections.problem());
-            if (!detections.agentLoaded() && error == null) {
+            if (!detections.loaded() && error == null) {
                 error = detections.problem();
             }
         }

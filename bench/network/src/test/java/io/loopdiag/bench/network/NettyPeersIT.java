@@ -25,6 +25,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The packaged bench-network.jar in child JVMs: the Netty peers' exact answers, and echo-load's JSON lines. */
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -45,11 +46,17 @@ class NettyPeersIT {
     }
 
     private Process start(String... args) throws IOException {
+        return start(List.of(), ProcessBuilder.Redirect.INHERIT, args);
+    }
+
+    private Process start(List<String> jvmFlags, ProcessBuilder.Redirect stderr, String... args) throws IOException {
         assertTrue(Files.isRegularFile(JAR), JAR.toAbsolutePath() + " is missing: run mvn package first");
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--sun-misc-unsafe-memory-access=allow", "-jar", JAR.toString()));
+                "--sun-misc-unsafe-memory-access=allow"));
+        command.addAll(jvmFlags);
+        command.addAll(List.of("-jar", JAR.toString()));
         command.addAll(List.of(args));
-        Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process child = new ProcessBuilder(command).redirectError(stderr).start();
         children.add(child);
         return child;
     }
@@ -100,6 +107,26 @@ class NettyPeersIT {
             assertArrayEquals(sent, socket.getInputStream().readAllBytes());
             writer.join();
         }
+    }
+
+    @Test
+    void nettyEchoWithBlockHoundProvesItSeesTheLoopAndEchoesWithoutADetection(@TempDir Path dir) throws Exception {
+        Path stderr = dir.resolve("server.err");
+        Process server = start(List.of("-XX:+AllowRedefinitionToAddDeleteMethods", "-XX:+EnableDynamicAgentLoading",
+                "-Djdk.attach.allowAttachSelf=true"), ProcessBuilder.Redirect.to(stderr.toFile()),
+                "netty-echo", "--port", "0", "--blockhound", "log");
+        String line = new BufferedReader(new InputStreamReader(server.getInputStream(), UTF_8)).readLine();
+        assertNotNull(line, "netty-echo --blockhound log exited without printing its port: " + Files.readString(stderr));
+        int port = Integer.parseInt(line.substring(line.lastIndexOf(':') + 1));
+        try (Socket socket = connect(port)) {
+            socket.getOutputStream().write("ping".getBytes(US_ASCII));
+            assertEquals("ping", new String(socket.getInputStream().readNBytes(4), US_ASCII));
+        }
+        Detections detections = Detections.read(stderr, Detections.Tool.BLOCKHOUND);
+        assertTrue(detections.loaded(), Files.readString(stderr));
+        assertTrue(Files.readString(stderr).contains("NettyBlockHoundIntegration"), "Netty's integration was not loaded: "
+                + Files.readString(stderr));
+        assertEquals(0, detections.count(), Files.readString(stderr));
     }
 
     @Test

@@ -80,14 +80,14 @@ class WrkReportTest {
     @Test
     void detectionsAreCountedAndAMissingAgentIsAnError() {
         List<Measurement> healthy = WrkReport.parse(WRK, "loop-core", "agent", params(), WrkReport.Cpu.UNKNOWN,
-                new Detections(0, true, null), null);
+                new Detections(Detections.Tool.LOOPDIAG, 0, true, null, List.of()), null);
         assertNull(healthy.get(0).error());
         List<Measurement> noted = WrkReport.parse(WRK, "loop-core", "agent", params(), WrkReport.Cpu.UNKNOWN,
-                new Detections(2, true, "loopdiag: blocking-call on loop 'x': ..."), null);
+                new Detections(Detections.Tool.LOOPDIAG, 2, true, "loopdiag: blocking-call on loop 'x': ...", List.of()), null);
         assertNull(noted.get(0).error());
         assertTrue(noted.get(0).note().contains("2 detection(s)"), noted.get(0).note());
         List<Measurement> unloaded = WrkReport.parse(WRK, "loop-core", "agent", params(), WrkReport.Cpu.UNKNOWN,
-                new Detections(0, false, null), null);
+                new Detections(Detections.Tool.LOOPDIAG, 0, false, null, List.of()), null);
         assertEquals("the agent did not say it loaded", unloaded.get(0).error());
     }
 
