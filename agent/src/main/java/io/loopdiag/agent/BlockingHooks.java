@@ -102,6 +102,11 @@ final class BlockingHooks {
         hooks.add(hook(fileChannel, "transferTo", Always.class, long.class, long.class, java.nio.channels.WritableByteChannel.class));
         hooks.add(hook(fileChannel, "transferFrom", Always.class, java.nio.channels.ReadableByteChannel.class, long.class, long.class));
         hooks.add(hook(fileChannel, "lock", Always.class, long.class, long.class, boolean.class));
+        // DatagramSocket runs on DatagramChannelImpl since JDK 15; its blocking receive and send are these.
+        hooks.add(hook(datagram, "blockingReceive", Always.class, java.net.DatagramPacket.class, long.class));
+        hooks.add(hook(datagram, "blockingSend", Always.class, java.net.DatagramPacket.class));
+        // Starting a process forks and waits for the child to exec (Runtime.exec comes here too).
+        hooks.add(hook("java.lang.ProcessBuilder", "start", Always.class));
         // Process.waitFor (Unix ProcessImpl): blocks only while the process runs.
         hooks.add(hook("java.lang.ProcessImpl", "waitFor", UnlessExited.class));
         hooks.add(hook("java.lang.ProcessImpl", "waitFor", UnlessExited.class, long.class, TimeUnit.class));

@@ -35,6 +35,7 @@ final class NettyLoops {
     private static final String EVENT_LOOP = "io.netty.channel.SingleThreadEventLoop";
     private static final String CONTEXT = "io.netty.channel.AbstractChannelHandlerContext";
     private static final String ROUTE = "io.vertx.ext.web.impl.RouteState";
+    private static final String PROMISE_TASK = "io.netty.util.concurrent.PromiseTask";
 
     /** The classes whose I/O batch is hooked, with the method: 4.1's loops, then 4.2's handlers. */
     private static final List<String[]> IO = List.of(
@@ -171,7 +172,7 @@ final class NettyLoops {
      * {@code I/O of handler 'orders' (com.example.OrderHandler)}, {@code task com.example.Jobs (lambda)}.
      */
     static String describe(LoopThread loop, Object work, List<StackTraceElement> stack) {
-        String unit = isIo(work) ? "I/O" : "task " + Names.withoutLambdaAddress(work.getClass().getName());
+        String unit = isIo(work) ? "I/O" : "task " + Names.withoutLambdaAddress(taskOf(work).getClass().getName());
         StackTraceElement handler = handlerFrame(stack);
         if (handler == null) {
             return unit;
@@ -182,6 +183,16 @@ final class NettyLoops {
         }
         String name = contextName(loop.loop, handler.getClassName());
         return unit + " of handler " + (name != null ? "'" + name + "' (" + handler.getClassName() + ")" : handler.getClassName());
+    }
+
+    /** What a submitted or scheduled task ({@code PromiseTask}) runs: the application's callable or runnable. */
+    private static Object taskOf(Object work) {
+        Class<?> promiseTask = ForeignLoops.superclassNamed(work.getClass(), PROMISE_TASK);
+        Object task = promiseTask != null ? field(promiseTask, "task", work) : null;
+        if (task != null && task.getClass().getName().equals(PROMISE_TASK + "$RunnableAdapter")) {
+            task = field(task.getClass(), "task", task);
+        }
+        return task != null ? task : work;
     }
 
     /**

@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -21,18 +20,12 @@ import org.junit.jupiter.api.Timeout;
  * The blocking corpus end to end: the packaged bench-network.jar runs it under the packaged agent
  * and under BlockHound. Both tools must see the plainest blocking call, the agent must report
  * none of the calls that do not wait, and every blocking call BlockHound catches the agent must
- * catch, but for the ones it is known not to watch.
+ * catch.
  */
 @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class CorpusCompareIT {
     private static final Path JAR = Path.of("target", "bench-network.jar");
     private static final Path AGENT = Path.of("../../agent/target/loopdiag-agent.jar");
-    /**
-     * Blocking calls BlockHound catches and the agent, as measured, does not: starting a process
-     * (BlockHound marks ProcessImpl.forkAndExec; the agent has no row for it). A call that leaves
-     * this list when the agent learns it keeps the test passing; a new one fails it.
-     */
-    private static final Set<String> AGENT_DOES_NOT_WATCH = Set.of("ProcessBuilder.start");
 
     @Test
     void everyBlockingCallBlockHoundCatchesTheAgentCatchesAndItReportsNoCallThatDoesNotWait() throws Exception {
@@ -66,7 +59,7 @@ class CorpusCompareIT {
             if (call.group() == BlockingCorpus.Group.DOES_NOT_WAIT && agent) {
                 reportedWithoutWaiting.add(call.name() + ": " + tools.get("loopdiag").get("note").asText());
             }
-            if (call.group() == BlockingCorpus.Group.BLOCKS && hound && !agent && !AGENT_DOES_NOT_WATCH.contains(call.name())) {
+            if (call.group() == BlockingCorpus.Group.BLOCKS && hound && !agent) {
                 missed.add(call.name());
             }
         }
