@@ -88,8 +88,8 @@ final class BlockingCalls implements BlockingCheck.Listener {
             }
             what.append(')');
         }
-        LoopCoreUnits.Where where = foreign ? foreignUnit(thread, call) : loopCore ? LoopCoreUnits.where()
-                : new LoopCoreUnits.Where(null, null, " on a loop thread");
+        Where where = foreign ? foreignUnit(thread, call) : loopCore ? LoopCoreUnits.where()
+                : new Where(null, null, " on a loop thread");
         what.append(where.unit());
         if (app < call.size() && !Frame.isJdk(call.get(app))) {
             what.append(", called at ").append(call.get(app));
@@ -118,12 +118,22 @@ final class BlockingCalls implements BlockingCheck.Listener {
                 + "' (the agent runs with blocking=throw; " + remedy + ", or allow it with allow=Class#method)";
     }
 
+    /**
+     * Where a blocking call happened.
+     *
+     * @param loop the loop's name, or null
+     * @param task the task as findings name it, or null
+     * @param unit the end of the message: {@code " in task 'fetch' (#3)"}
+     */
+    record Where(String loop, String task, String unit) {
+    }
+
     /** Where on a foreign loop: the unit of work running, named by its handler, or the loop thread. */
-    private static LoopCoreUnits.Where foreignUnit(LoopThread thread, List<StackTraceElement> call) {
+    private static Where foreignUnit(LoopThread thread, List<StackTraceElement> call) {
         Object work = thread.work;
         String unit = ForeignLoops.hasUnits(thread) && work != null ? " in " + ForeignLoops.describe(thread, work, call)
                 : " on " + ForeignLoops.threadOf(thread.kind);
-        return new LoopCoreUnits.Where(thread.thread.getName(), null, unit);
+        return new Where(thread.thread.getName(), null, unit);
     }
 
     @Override

@@ -16,18 +16,8 @@ final class LoopCoreUnits {
     private LoopCoreUnits() {
     }
 
-    /**
-     * Where a finding happened.
-     *
-     * @param loop the loop's name, or null
-     * @param task the task as findings name it, or null
-     * @param unit the end of the message: {@code " in task 'fetch' (#3)"}
-     */
-    record Where(String loop, String task, String unit) {
-    }
-
     /** The current thread's loop-core task or callback. */
-    static Where where() {
+    static BlockingCalls.Where where() {
         Task<?> task = Task.current();
         EventLoop loop = EventLoop.current();
         String taskName = Names.task(task);
@@ -40,7 +30,7 @@ final class LoopCoreUnits {
         } else {
             unit = " on the loop thread";
         }
-        return new Where(loop != null ? loop.name() : null, taskName, unit);
+        return new BlockingCalls.Where(loop != null ? loop.name() : null, taskName, unit);
     }
 
     /** A loop-core thread's frames without the loop's own below the callback or the task's coroutine. */
