@@ -143,7 +143,8 @@ class WatchdogTest {
         runFor(5);
         List<String> slow = printed("slow-callback");
         assertEquals(1, slow.size(), log.toString(StandardCharsets.UTF_8));
-        assertTrue(slow.get(0).matches("(?s)loopdiag: slow-callback on loop 'orders': second request took about 12\\d ms .*"
+        // 120 ms of work, and the loading before the first stack (at most a tenth of the limit) counted
+        assertTrue(slow.get(0).matches("(?s)loopdiag: slow-callback on loop 'orders': second request took about 1[23]\\d ms .*"
                 + "limit 100 ms, not counting \\d+ ms of loading classes\\).*"), slow.get(0));
     }
 
