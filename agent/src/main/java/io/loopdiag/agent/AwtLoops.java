@@ -26,6 +26,7 @@ import net.bytebuddy.asm.Advice;
  */
 final class AwtLoops {
     private static final String EVENT_QUEUE = "java.awt.EventQueue";
+    static final String DISPATCH_THREAD = "java.awt.EventDispatchThread";
     private static volatile Field queues;
     private static volatile Field head;
     private static volatile Field next;

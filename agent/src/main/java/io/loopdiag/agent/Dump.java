@@ -111,7 +111,13 @@ final class Dump {
         List<StackTraceElement> stack = List.of();
         Thread.State threadState = thread.getState();
         boolean running = hasUnits ? work != null : threadState == Thread.State.RUNNABLE || threadState == Thread.State.BLOCKED;
-        if (running && withStacks) {
+        String unhooked = null; // a unit begun before the agent was attached, known only by the stack
+        if (hasUnits && work == null && loop.adopted) {
+            StackTraceElement[] frames = thread.getStackTrace();
+            unhooked = ForeignLoops.describeUnhooked(loop, frames);
+            running = unhooked != null;
+            stack = running && withStacks ? ForeignLoops.unitStack(frames) : List.of();
+        } else if (running && withStacks) {
             StackTraceElement[] frames = thread.getStackTrace();
             stack = hasUnits ? ForeignLoops.unitStack(frames) : List.of(frames);
             running = hasUnits ? loop.work == work && loop.units == units : running;
@@ -144,9 +150,9 @@ final class Dump {
             json.writeNullField(Fields.RUNNING);
         } else {
             Watchdog timing = watchdog;
-            long ranNanos = timing != null && hasUnits ? timing.runningNanos(loop, System.nanoTime()) : -1;
+            long ranNanos = timing != null && hasUnits && unhooked == null ? timing.runningNanos(loop, System.nanoTime()) : -1;
             json.writeObjectFieldStart(Fields.RUNNING);
-            json.writeStringField(Fields.DESCRIPTION, hasUnits ? ForeignLoops.describe(loop, work, stack)
+            json.writeStringField(Fields.DESCRIPTION, unhooked != null ? unhooked : hasUnits ? ForeignLoops.describe(loop, work, stack)
                     : "thread " + threadState.name().toLowerCase(java.util.Locale.ROOT));
             json.writeNumberField(Fields.RUNNING_MILLIS, millis(ranNanos));
             json.writeNumberField(Fields.TASK_ID, -1);

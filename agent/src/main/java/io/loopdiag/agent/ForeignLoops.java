@@ -140,12 +140,64 @@ final class ForeignLoops {
 
     /** {@code frames} of a loop thread without the loop's own frames below the unit of work running. */
     static List<StackTraceElement> unitStack(StackTraceElement[] frames) {
+        int unit = unitFrame(frames);
+        return unit < 0 ? List.of(frames) : List.copyOf(Arrays.asList(frames).subList(0, unit + 1));
+    }
+
+    /** Where in {@code frames} the innermost unit of work starts, or -1 if they show none running. */
+    private static int unitFrame(StackTraceElement[] frames) {
         for (int i = 0; i < frames.length; i++) {
             if (UNIT_FRAMES.contains(frames[i].getClassName() + "#" + frames[i].getMethodName())) {
-                return List.copyOf(Arrays.asList(frames).subList(0, i + 1));
+                return i;
             }
         }
-        return List.of(frames);
+        return -1;
+    }
+
+    /**
+     * Lists the foreign loops already running as the agent starts, when it is attached to a
+     * running JVM: a loop stuck in a unit of work since before the attach is dumped as running it.
+     * Threads are told by their class and stack: Netty's and Vert.x' event loops, the EDT.
+     */
+    static void adoptRunning() {
+        ThreadGroup root = Thread.currentThread().getThreadGroup();
+        while (root.getParent() != null) {
+            root = root.getParent();
+        }
+        Thread[] threads = new Thread[root.activeCount() + 16];
+        int count = root.enumerate(threads, true);
+        for (int i = 0; i < Math.min(count, threads.length); i++) {
+            Thread thread = threads[i];
+            String kind = null;
+            if (NettyLoops.isNettyThread(thread)) {
+                kind = NettyLoops.kindOf(thread, thread.getStackTrace());
+            } else if (thread.getClass().getName().equals(AwtLoops.DISPATCH_THREAD)) {
+                kind = LoopKinds.AWT;
+            }
+            if (kind != null) {
+                BlockingCheck.adopt(thread, kind);
+            }
+        }
+    }
+
+    /**
+     * The unit of work an adopted loop ({@link LoopThread#adopted}) began before the agent was
+     * attached, as {@code frames} show it, or null if they show none: {@code I/O of handler
+     * 'orders' (com.example.OrderHandler), begun before the agent was attached}.
+     */
+    static String describeUnhooked(LoopThread loop, StackTraceElement[] frames) {
+        int unit = unitFrame(frames);
+        if (unit < 0) {
+            return null;
+        }
+        String what;
+        if (LoopKinds.AWT.equals(loop.kind)) {
+            what = "an event";
+        } else {
+            boolean task = frames[unit].getClassName().equals(NettyLoops.TASK_CLASS);
+            what = NettyLoops.describe(loop, task ? "a task" : "I/O", unitStack(frames));
+        }
+        return what + ", begun before the agent was attached";
     }
 
     /** The unit {@code work} of {@code loop} in a few words, naming the handler {@code stack} is in. */

@@ -53,6 +53,7 @@ final class Installation {
         Weaver weaver = weave(hooks);
         foreignLoops.weaver(weaver);
         AwtLoops.open(instrumentation);
+        ForeignLoops.adoptRunning();
         checkHooks(weaver, hooks);
         if (blocking) {
             probeBlockingCheck(calls);

@@ -31,6 +31,8 @@ final class NettyLoops {
     static final String TASK_CLASS = "io.netty.util.concurrent.AbstractEventExecutor";
     private static final String FAST_THREAD = "io.netty.util.concurrent.FastThreadLocalThread";
     private static final String VERTX_THREAD = "io.vertx.core.impl.VertxThread";
+    /** The executor whose run loop every Netty event loop thread runs (its run method is in an inner class). */
+    private static final String EXECUTOR = "io.netty.util.concurrent.SingleThreadEventExecutor";
     private static final String IO_EVENT_LOOP_42 = "io.netty.channel.SingleThreadIoEventLoop";
     private static final String EVENT_LOOP = "io.netty.channel.SingleThreadEventLoop";
     private static final String CONTEXT = "io.netty.channel.AbstractChannelHandlerContext";
@@ -105,6 +107,16 @@ final class NettyLoops {
         return ForeignLoops.isA(thread.getClass(), FAST_THREAD);
     }
 
+    /** The kind of loop {@code thread} runs, as its stack shows it, or null if it is not an event loop's thread. */
+    static String kindOf(Thread thread, StackTraceElement[] frames) {
+        for (StackTraceElement frame : frames) {
+            if (frame.getClassName().startsWith(EXECUTOR)) {
+                return ForeignLoops.isA(thread.getClass(), VERTX_THREAD) ? LoopKinds.VERTX : LoopKinds.NETTY;
+            }
+        }
+        return null;
+    }
+
     /**
      * The first unit ran on {@code loop}'s thread: finds its event loop (Netty's own map of
      * thread to executor), tells Vert.x' threads apart, and says when the agent has no hook for
@@ -172,7 +184,11 @@ final class NettyLoops {
      * {@code I/O of handler 'orders' (com.example.OrderHandler)}, {@code task com.example.Jobs (lambda)}.
      */
     static String describe(LoopThread loop, Object work, List<StackTraceElement> stack) {
-        String unit = isIo(work) ? "I/O" : "task " + Names.withoutLambdaAddress(taskOf(work).getClass().getName());
+        return describe(loop, isIo(work) ? "I/O" : "task " + Names.withoutLambdaAddress(taskOf(work).getClass().getName()), stack);
+    }
+
+    /** As above, for a unit known only by its kind ({@code I/O}, {@code task}) and its stack. */
+    static String describe(LoopThread loop, String unit, List<StackTraceElement> stack) {
         StackTraceElement handler = handlerFrame(stack);
         if (handler == null) {
             return unit;

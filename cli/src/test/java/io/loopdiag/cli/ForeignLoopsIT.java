@@ -82,4 +82,28 @@ class ForeignLoopsIT {
         assertTrue(ps.out().lines().anyMatch(row -> row.matches("netty-stuck-loop-1 +netty +running .*I/O of handler 'orders'.*"
                 + " NettyStuck\\.java:\\d+ .*")), "one row: the loop, its kind and state, the unit and the application's line:\n" + ps.out());
     }
+
+    /** The user's first move on a hung service started without the agent: attach, then dump. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"4.2", "4.1"})
+    void attachedToALoopStuckSinceBeforeTheAgentTheDumpShowsItRunning(String line) throws Exception {
+        String pid = Long.toString(stuck(line.equals("4.2") ? Jvms.APPS : NETTY41, false).pid());
+
+        Jvms.Run attach = jvms.cli("attach", pid, "--options", "log=off");
+        assertEquals(0, attach.exitCode(), attach.err());
+        Jvms.Run json = jvms.cli("dump", "--json", pid);
+        assertEquals(0, json.exitCode(), json.err());
+        JsonNode loop = null;
+        for (JsonNode each : new ObjectMapper().readTree(json.out()).path("loops")) {
+            if (each.path("name").asText().equals("netty-stuck-loop-1")) {
+                loop = each;
+            }
+        }
+        assertTrue(loop != null, "the loop is listed though it began no unit since the attach:\n" + json.out());
+        assertEquals("netty", loop.path("kind").asText());
+        assertEquals("running", loop.path("state").asText(), loop.toString());
+        assertEquals("I/O of handler io.loopdiag.apps.NettyStuck$OrderHandler, begun before the agent was attached",
+                loop.path("running").path("description").asText());
+        assertTrue(loop.path("running").path("stack").toString().contains("NettyStuck$OrderHandler.fetchPrice(NettyStuck.java:"), loop.toString());
+    }
 }

@@ -2,6 +2,8 @@ package io.loopdiag.agent.boot;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
@@ -57,6 +59,8 @@ public final class BlockingCheck {
     /** The state of every thread that is not a loop's, once asked. */
     private static final LoopThread ORDINARY = new LoopThread(null);
     private static final ConcurrentLinkedQueue<LoopThread> FOREIGN = new ConcurrentLinkedQueue<>();
+    /** Foreign loop threads found running when the agent started that have not begun a unit since; guarded by the class. */
+    private static final Map<Thread, LoopThread> ADOPTED = new ConcurrentHashMap<>();
     private static volatile Listener listener;
     /** The class whose instances the loop parks on to pass its baton (EventLoop): not a blocking call. */
     private static volatile Class<?> ownBlocker;
@@ -179,9 +183,29 @@ public final class BlockingCheck {
                 alive.add(loop);
             } else {
                 FOREIGN.remove(loop);
+                ADOPTED.remove(loop.thread);
             }
         }
         return alive;
+    }
+
+    /**
+     * {@code thread}, found running a foreign loop of {@code kind} when the agent started (it was
+     * attached to a running JVM), is listed now: a unit of work it began before the hooks were
+     * woven is not marked, so it is seen only on the thread's stack until the thread begins its
+     * next unit, which makes this state its own. Nothing happens if the thread is listed already.
+     */
+    public static synchronized void adopt(Thread thread, String kind) {
+        for (LoopThread known : FOREIGN) {
+            if (known.thread == thread) {
+                return;
+            }
+        }
+        LoopThread state = new LoopThread(thread);
+        state.kind = kind;
+        state.adopted = true;
+        ADOPTED.put(thread, state);
+        FOREIGN.add(state);
     }
 
     /** A Netty promise completed without a listener or a waiter (the advice calls it once per such completion). */
@@ -238,12 +262,12 @@ public final class BlockingCheck {
 
     /** The current thread becomes a foreign loop's, keeping what loop-core or the listener had marked. */
     private static LoopThread foreign(LoopThread known, String hint, Class<?> origin) {
-        LoopThread state = known == null || known == ORDINARY ? new LoopThread(Thread.currentThread()) : known;
+        LoopThread state = known == null || known == ORDINARY ? null : known;
+        if (state == null || !state.permanent) {
+            state = list(state);
+        }
         state.kind = hint;
         STATE.set(state);
-        if (!state.permanent) {
-            FOREIGN.add(state);
-        }
         Listener current = listener;
         if (current != null) {
             try {
@@ -253,5 +277,17 @@ public final class BlockingCheck {
             }
         }
         return state;
+    }
+
+    /** Lists the current thread's {@code state} as a foreign loop's, or its adopted state, or a new one when null. */
+    private static synchronized LoopThread list(LoopThread state) {
+        LoopThread adopted = ADOPTED.isEmpty() ? null : ADOPTED.remove(Thread.currentThread());
+        if (adopted != null) {
+            adopted.adopted = false;
+            return adopted; // already listed
+        }
+        LoopThread listed = state != null ? state : new LoopThread(Thread.currentThread());
+        FOREIGN.add(listed);
+        return listed;
     }
 }

@@ -21,6 +21,11 @@ public final class LoopThread {
     public volatile Object loop;
     /** True for a thread marked for its whole life (a Reactor non-blocking thread, a named thread). */
     boolean permanent;
+    /**
+     * True for a loop thread found running when the agent started, until its first unit since:
+     * a unit it began before the hooks is not marked, only its stack shows it.
+     */
+    public volatile boolean adopted;
 
     int marks;
     int idle;
