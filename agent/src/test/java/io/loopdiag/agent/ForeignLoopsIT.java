@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -30,10 +31,17 @@ class ForeignLoopsIT {
         return Stream.of(AgentRun.APPS, AgentRun.APPS_NETTY41);
     }
 
+    /** Each Netty line on each transport: the JDK's selector (NIO) and Netty's native epoll, whose I/O is hooked apart. */
+    static Stream<Arguments> nettyTransports() {
+        return nettyLines().flatMap(apps -> Stream.of(Arguments.of(apps, "nio"), Arguments.of(apps, "epoll")));
+    }
+
     @ParameterizedTest
-    @MethodSource("nettyLines")
-    void aBlockingCallInAHandlerIsReportedWithTheHandlerAndTheLine(Path apps, @TempDir Path dir) throws Exception {
-        AgentRun run = AgentRun.runWithReport(apps, dir, "", "netty-stuck");
+    @MethodSource("nettyTransports")
+    void aBlockingCallInAHandlerIsReportedWithTheHandlerAndTheLine(Path apps, String transport, @TempDir Path dir) throws Exception {
+        AgentRun run = AgentRun.runWithReport(apps, dir, "", "netty-stuck", "--transport", transport);
+        String announced = run.stderr().lines().filter(line -> line.startsWith("netty-stuck: Netty ")).findFirst().orElseThrow();
+        assertEquals(transport.equals("epoll"), announced.endsWith(" on epoll"), "the transport it ran on: " + announced);
         assertFalse(run.stderr().contains("self-check"), run.stderr());
 
         List<String> blocking = run.blocks("blocking-call");
@@ -89,9 +97,9 @@ class ForeignLoopsIT {
     }
 
     @ParameterizedTest
-    @MethodSource("nettyLines")
-    void aHealthyServerUnderLoadHasNoFinding(Path apps, @TempDir Path dir) throws Exception {
-        AgentRun run = AgentRun.runWithReport(apps, dir, "", "netty-healthy");
+    @MethodSource("nettyTransports")
+    void aHealthyServerUnderLoadHasNoFinding(Path apps, String transport, @TempDir Path dir) throws Exception {
+        AgentRun run = AgentRun.runWithReport(apps, dir, "", "netty-healthy", "--transport", transport);
         assertEquals(0, run.report().path("detections").size(), run.stderr());
         assertFalse(run.stderr().contains("self-check"), run.stderr());
     }

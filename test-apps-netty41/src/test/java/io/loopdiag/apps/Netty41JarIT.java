@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import java.util.jar.JarFile;
 import java.util.zip.ZipEntry;
 import org.junit.jupiter.api.Test;
@@ -33,8 +34,9 @@ class Netty41JarIT {
     /** The Netty line this jar is built with, from the build (netty41.version). */
     private static final String NETTY_VERSION = System.getProperty("expected.netty.version", "(not set by the build)");
 
+    /** Each Netty scenario on NIO, then on the native epoll transport. */
     static List<String> nettyScenarios() {
-        return NETTY;
+        return Stream.of("", " --transport epoll").flatMap(transport -> NETTY.stream().map(name -> name + transport)).toList();
     }
 
     private static ProcessBuilder scenario(String... args) {
@@ -55,9 +57,10 @@ class Netty41JarIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("nettyScenarios")
-    void nettyScenarioRunsToItsEndOnNetty41(String name, @TempDir Path dir) throws Exception {
+    void nettyScenarioRunsToItsEndOnNetty41(String command, @TempDir Path dir) throws Exception {
+        String name = command.split(" ")[0];
         Path stderr = dir.resolve("stderr.txt");
-        Process child = scenario(name).redirectError(stderr.toFile()).start();
+        Process child = scenario(command.split(" ")).redirectError(stderr.toFile()).start();
         try {
             String out = new String(child.getInputStream().readAllBytes(), UTF_8);
             assertTrue(child.waitFor(20, TimeUnit.SECONDS), name + " did not exit");
@@ -65,7 +68,7 @@ class Netty41JarIT {
             assertEquals(0, child.exitValue(), name + " failed:\n" + err);
             assertEquals(List.of(name + " done"), out.lines().toList(), "stdout of " + name);
             List<String> lines = err.lines().filter(line -> !line.startsWith("Picked up ") && !isJdkUnsafeWarning(line)).toList();
-            assertEquals(name + ": Netty " + NETTY_VERSION, lines.get(0), "stderr of " + name);
+            assertEquals(name + ": Netty " + NETTY_VERSION + (command.endsWith("epoll") ? " on epoll" : ""), lines.get(0), "stderr of " + name);
             assertEquals(List.of(), lines.stream().filter(line -> !line.startsWith(name + ": ")).toList(), "stderr of " + name);
         } finally {
             child.destroyForcibly();

@@ -44,7 +44,7 @@ final class NettyHealthy {
     }
 
     static int main(String[] args) throws Exception {
-        Main.requireNoArguments(args);
+        NettyScenario.requireTransportOnly(args, NAME);
         NettyScenario.announce(NAME);
         ExecutorService clients = Executors.newThreadPerTaskExecutor(
                 Thread.ofPlatform().name("client-", 1).daemon(true).factory());

@@ -49,7 +49,7 @@ final class NettyLostWrite {
     }
 
     static int main(String[] args) throws Exception {
-        Main.requireNoArguments(args);
+        NettyScenario.requireTransportOnly(args, NAME);
         NettyScenario.announce(NAME);
         EventLoopGroup loop = NettyScenario.loops(LOOP, 1);
         try {

@@ -30,7 +30,7 @@ final class NettySlowHandler {
     }
 
     static int main(String[] args) throws Exception {
-        Main.requireNoArguments(args);
+        NettyScenario.requireTransportOnly(args, NAME);
         NettyScenario.announce(NAME);
         EventLoopGroup loop = NettyScenario.loops(LOOP, 1);
         try {

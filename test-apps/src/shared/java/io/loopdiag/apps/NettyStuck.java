@@ -55,7 +55,7 @@ final class NettyStuck {
     }
 
     static int main(String[] args) throws Exception {
-        long holdMillis = holdMillis(args);
+        long holdMillis = holdMillis(NettyScenario.transportFrom(args));
         NettyScenario.announce(NAME);
         ExecutorService clients = Executors.newThreadPerTaskExecutor(
                 Thread.ofPlatform().name("client-", 1).daemon(true).factory());
@@ -81,7 +81,7 @@ final class NettyStuck {
         }
         if (!args[0].equals("--hold") || args.length > 2) {
             String unknown = args[0].equals("--hold") ? args[2] : args[0];
-            throw new IllegalArgumentException("unknown argument '" + unknown + "' (usage: " + NAME + " [--hold SECONDS])");
+            throw new IllegalArgumentException("unknown argument '" + unknown + "' (usage: " + NAME + " [--hold SECONDS] " + NettyScenario.TRANSPORT_USAGE + ")");
         }
         String value = args.length == 2 ? args[1] : null;
         long millis = value != null && value.matches("\\d{1,4}(\\.\\d{1,3})?") ? Math.round(Double.parseDouble(value) * 1000) : -1;

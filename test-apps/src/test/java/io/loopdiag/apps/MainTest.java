@@ -12,7 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** {@link Main}'s argument helpers, the scenarios that take {@code --port} through them, and netty-stuck's {@code --hold}. */
+/** {@link Main}'s argument helpers, the scenarios that take {@code --port} through them, and the Netty scenarios' {@code --hold} and {@code --transport}. */
 @Timeout(value = 10, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a bad port accepted would serve forever
 class MainTest {
     private static final String BAD_PORT = "--port needs a number 0..65535 (0 for any free port), got ";
@@ -73,20 +73,24 @@ class MainTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
+    @CsvSource(delimiterString = " | ", value = {
         "netty-stuck --hold | --hold needs a number of seconds above 0 and at most 3600, got nothing",
         "netty-stuck --hold 0 | --hold needs a number of seconds above 0 and at most 3600, got '0'",
         "netty-stuck --hold -1 | --hold needs a number of seconds above 0 and at most 3600, got '-1'",
         "netty-stuck --hold 3601 | --hold needs a number of seconds above 0 and at most 3600, got '3601'",
         "netty-stuck --hold 1s | --hold needs a number of seconds above 0 and at most 3600, got '1s'",
-        "netty-stuck --requests 3 | unknown argument '--requests' (usage: netty-stuck [--hold SECONDS])",
-        "netty-stuck --hold 2 --port 1 | unknown argument '--port' (usage: netty-stuck [--hold SECONDS])"})
-    void nettyStuckRefusesABadHoldBeforeItStartsAndExitsTwo(String command, String message) {
+        "netty-stuck --requests 3 | unknown argument '--requests' (usage: netty-stuck [--hold SECONDS] [--transport nio|epoll])",
+        "netty-stuck --hold 2 --port 1 | unknown argument '--port' (usage: netty-stuck [--hold SECONDS] [--transport nio|epoll])",
+        "netty-stuck --hold 2 --transport | --transport needs nio or epoll, got nothing",
+        "netty-healthy --transport kqueue | --transport needs nio or epoll, got 'kqueue'",
+        "netty-slow-handler --transport nio --port 1 | unknown argument '--port' (usage: netty-slow-handler [--transport nio|epoll])",
+        "netty-lost-write x | unknown argument 'x' (usage: netty-lost-write [--transport nio|epoll])"})
+    void aNettyScenarioRefusesABadArgumentBeforeItStartsAndExitsTwo(String command, String message) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int exit = Main.run(command.split(" "), new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8));
         assertEquals(Main.EXIT_USAGE, exit);
-        assertEquals("test-apps netty-stuck: " + message + System.lineSeparator(), err.toString(UTF_8));
+        assertEquals("test-apps " + command.split(" ")[0] + ": " + message + System.lineSeparator(), err.toString(UTF_8));
         assertEquals("", out.toString(UTF_8));
     }
 }

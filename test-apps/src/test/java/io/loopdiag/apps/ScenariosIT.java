@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -52,8 +53,9 @@ class ScenariosIT {
         return FINITE;
     }
 
+    /** Each Netty scenario on NIO, then on the native epoll transport. */
     static List<String> nettyScenarios() {
-        return NETTY;
+        return Stream.of("", " --transport epoll").flatMap(transport -> NETTY.stream().map(name -> name + transport)).toList();
     }
 
     private static ProcessBuilder scenario(String... args) {
@@ -94,9 +96,10 @@ class ScenariosIT {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("nettyScenarios")
-    void nettyScenarioNamesItsNettyFirstAndExitsZero(String name, @TempDir Path dir) throws Exception {
+    void nettyScenarioNamesItsNettyFirstAndExitsZero(String command, @TempDir Path dir) throws Exception {
+        String name = command.split(" ")[0];
         Path stderr = dir.resolve("stderr.txt");
-        Process child = scenario(name).redirectError(stderr.toFile()).start();
+        Process child = scenario(command.split(" ")).redirectError(stderr.toFile()).start();
         try {
             String out = new String(child.getInputStream().readAllBytes(), UTF_8);
             assertTrue(child.waitFor(20, TimeUnit.SECONDS), name + " did not exit");
@@ -104,7 +107,7 @@ class ScenariosIT {
             assertEquals(0, child.exitValue(), name + " failed:\n" + err);
             assertEquals(List.of(name + " done"), out.lines().toList(), "stdout of " + name);
             List<String> lines = err.lines().filter(line -> !line.startsWith("Picked up ")).toList();
-            assertEquals(name + ": Netty " + NETTY_VERSION, lines.get(0), "stderr of " + name);
+            assertEquals(name + ": Netty " + NETTY_VERSION + (command.endsWith("epoll") ? " on epoll" : ""), lines.get(0), "stderr of " + name);
             assertEquals(List.of(), lines.stream().filter(line -> !line.startsWith(name + ": ")).toList(), "stderr of " + name);
         } finally {
             kill(child);

@@ -44,11 +44,16 @@ public record AgentRun(int exitCode, String stdout, String stderr, Path reportPa
         return run(command(options, scenario, jvmOptions), report);
     }
 
-    /** Runs {@code scenario} of {@code apps} (a test-apps jar) with the agent and {@code report=DIR/report.json}, as it ends. */
-    public static AgentRun runWithReport(Path apps, Path dir, String options, String scenario) throws IOException, InterruptedException {
+    /**
+     * Runs {@code scenario} of {@code apps} (a test-apps jar) with {@code arguments}, the agent and
+     * {@code report=DIR/report.json}, as it ends.
+     */
+    public static AgentRun runWithReport(Path apps, Path dir, String options, String scenario, String... arguments)
+            throws IOException, InterruptedException {
         Path report = dir.resolve("report.json");
         List<String> command = command(options + "report=" + report, scenario);
         command.set(command.indexOf(APPS.toString()), apps.toString());
+        command.addAll(List.of(arguments));
         AgentRun run = run(command, report);
         assertEquals(0, run.exitCode(), run.stderr());
         return run;
