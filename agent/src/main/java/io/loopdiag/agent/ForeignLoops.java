@@ -77,6 +77,7 @@ final class ForeignLoops {
     static List<Hook> hooks(boolean blocking) {
         List<Hook> hooks = new ArrayList<>(NettyLoops.hooks());
         hooks.addAll(NettyPromises.hooks());
+        hooks.addAll(VertxHandlers.hooks());
         hooks.addAll(AwtLoops.hooks());
         if (blocking) {
             hooks.add(new Hook("java.util.concurrent.ThreadPoolExecutor", "java.util.concurrent.ThreadPoolExecutor#getTask()",

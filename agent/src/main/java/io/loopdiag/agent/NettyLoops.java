@@ -36,7 +36,6 @@ final class NettyLoops {
     private static final String IO_EVENT_LOOP_42 = "io.netty.channel.SingleThreadIoEventLoop";
     private static final String EVENT_LOOP = "io.netty.channel.SingleThreadEventLoop";
     private static final String CONTEXT = "io.netty.channel.AbstractChannelHandlerContext";
-    private static final String ROUTE = "io.vertx.ext.web.impl.RouteState";
     private static final String PROMISE_TASK = "io.netty.util.concurrent.PromiseTask";
 
     /** The classes whose I/O batch is hooked, with the method: 4.1's loops, then 4.2's handlers. */
@@ -181,21 +180,38 @@ final class NettyLoops {
 
     /**
      * The unit in a few words, with the channel handler the stack is in where it shows one:
-     * {@code I/O of handler 'orders' (com.example.OrderHandler)}, {@code task com.example.Jobs (lambda)}.
+     * {@code I/O of handler 'orders' (com.example.OrderHandler)}, {@code task com.example.Jobs (lambda)};
+     * on Vert.x, with the route or event-bus address dispatching: {@code I/O of Vert.x route GET
+     * /report, handler com.example.Reports.report}.
      */
     static String describe(LoopThread loop, Object work, List<StackTraceElement> stack) {
-        return describe(loop, isIo(work) ? "I/O" : "task " + Names.withoutLambdaAddress(taskOf(work).getClass().getName()), stack);
+        if (isIo(work)) {
+            return describe(loop, "I/O", stack);
+        }
+        String task = Names.withoutLambdaAddress(taskOf(work).getClass().getName());
+        // Vert.x' own runnable says nothing the handler, the route or the address do not say better
+        return describe(loop, task.startsWith("io.vertx.") ? "task" : "task " + task, stack);
     }
 
     /** As above, for a unit known only by its kind ({@code I/O}, {@code task}) and its stack. */
     static String describe(LoopThread loop, String unit, List<StackTraceElement> stack) {
-        StackTraceElement handler = handlerFrame(stack);
+        if (LoopKinds.VERTX.equals(loop.kind)) {
+            Object dispatcher = loop.handler;
+            String dispatching = VertxHandlers.describe(dispatcher);
+            StackTraceElement handler = handlerFrame(stack, dispatching != null ? VertxHandlers.declaring(dispatcher) : CONTEXT);
+            String method = handler == null ? null : handler.getClassName() + "." + handler.getMethodName();
+            if (dispatching != null) {
+                return unit + " of Vert.x " + dispatching + (method != null ? ", handler " + method : "");
+            }
+            if (method == null) {
+                return unit;
+            }
+            boolean route = stack.stream().anyMatch(frame -> frame.getClassName().equals(VertxHandlers.ROUTE));
+            return unit + " of Vert.x " + (route ? "route handler " : "handler ") + method;
+        }
+        StackTraceElement handler = handlerFrame(stack, CONTEXT);
         if (handler == null) {
             return unit;
-        }
-        if (LoopKinds.VERTX.equals(loop.kind)) {
-            boolean route = stack.stream().anyMatch(frame -> frame.getClassName().equals(ROUTE));
-            return unit + " of Vert.x " + (route ? "route handler " : "handler ") + handler.getClassName() + "." + handler.getMethodName();
         }
         String name = contextName(loop.loop, handler.getClassName());
         return unit + " of handler " + (name != null ? "'" + name + "' (" + handler.getClassName() + ")" : handler.getClassName());
@@ -212,14 +228,15 @@ final class NettyLoops {
     }
 
     /**
-     * The channel handler's frame where the unit entered the application's code: the outermost
-     * frame inside the innermost pipeline call that is neither the JDK's nor a library's; null
-     * when the stack is in no pipeline (a plain task) or only in libraries' handlers.
+     * The handler's frame where the unit entered the application's code: the outermost frame
+     * inside the innermost call of {@code dispatcher} (the pipeline's context, a Vert.x route) that
+     * is neither the JDK's nor a library's; null when the stack shows no such call (a plain task)
+     * or only libraries inside it.
      */
-    private static StackTraceElement handlerFrame(List<StackTraceElement> stack) {
+    private static StackTraceElement handlerFrame(List<StackTraceElement> stack, String dispatcher) {
         int from = -1;
         for (int i = 0; i < stack.size() && from < 0; i++) {
-            if (stack.get(i).getClassName().equals(CONTEXT)) {
+            if (stack.get(i).getClassName().equals(dispatcher)) {
                 from = i;
             }
         }

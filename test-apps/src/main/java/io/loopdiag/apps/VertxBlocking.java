@@ -3,20 +3,26 @@ package io.loopdiag.apps;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.Message;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A Vert.x 5 Web router whose {@code GET /report} handler runs a JDBC-style blocking query (a
- * {@value #QUERY_MILLIS} ms {@code Thread.sleep}) on its event loop. Its own client calls it
- * {@value #REQUESTS} times, one after another on one connection; then Vert.x is closed. Each call
- * stays under Vert.x's own blocked-thread warning (2 s), so without an agent nothing is printed.
+ * {@value #QUERY_MILLIS} ms {@code Thread.sleep}) on its event loop, then records the request
+ * through the event bus: the consumer of {@value #AUDIT_ADDRESS}, on the same event loop, makes a
+ * blocking insert ({@value #AUDIT_MILLIS} ms) before it replies and the route answers. Its own
+ * client calls it {@value #REQUESTS} times, one after another on one connection; then Vert.x is
+ * closed. Each call stays under Vert.x's own blocked-thread warning (2 s), so without an agent
+ * nothing is printed.
  */
 final class VertxBlocking {
     static final String NAME = "vertx-blocking";
-    static final String DESCRIPTION = "Vert.x Web route whose handler sleeps 300 ms on the event loop, called 4 times";
+    static final String DESCRIPTION = "Vert.x Web route whose handler sleeps 300 ms on the event loop, its event-bus consumer 50 ms; called 4 times";
     static final long QUERY_MILLIS = 300;
+    static final String AUDIT_ADDRESS = "report.audit";
+    static final long AUDIT_MILLIS = 50;
     static final int REQUESTS = 4;
     private static final long STEP_TIMEOUT_SECONDS = 10;
 
@@ -53,14 +59,33 @@ final class VertxBlocking {
         public Future<?> start() {
             Router router = Router.router(vertx);
             router.get("/report").handler(ReportVerticle::report);
+            vertx.eventBus().consumer(AUDIT_ADDRESS, ReportVerticle::audit);
             return vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1")
                     .onSuccess(server -> port = server.actualPort());
         }
 
-        /** {@code GET /report}: runs the report's query and answers with its rows. */
+        /** {@code GET /report}: runs the report's query, has the request recorded, and answers with its rows. */
         private static void report(RoutingContext ctx) {
             String rows = queryReportRows();
-            ctx.response().putHeader("Content-Type", "text/csv").end(rows);
+            ctx.vertx().eventBus().request(AUDIT_ADDRESS, "GET /report")
+                    .onSuccess(recorded -> ctx.response().putHeader("Content-Type", "text/csv").end(rows))
+                    .onFailure(ctx::fail);
+        }
+
+        /** The consumer of {@value #AUDIT_ADDRESS}: records one request and replies. */
+        private static void audit(Message<String> message) {
+            insertAuditRow(message.body());
+            message.reply("recorded");
+        }
+
+        /** The second bug: the audit consumer inserts its row with a blocking call, on the same event loop. */
+        private static void insertAuditRow(String request) {
+            try {
+                Thread.sleep(AUDIT_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("the audit insert of " + request + " was interrupted", e);
+            }
         }
 
         /** The bug: a blocking query, as a JDBC driver makes, on the event loop (executeBlocking is the way). */

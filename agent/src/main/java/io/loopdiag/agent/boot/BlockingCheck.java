@@ -58,6 +58,8 @@ public final class BlockingCheck {
     private static final ThreadLocal<LoopThread> STATE = new ThreadLocal<>();
     /** The state of every thread that is not a loop's, once asked. */
     private static final LoopThread ORDINARY = new LoopThread(null);
+    /** What {@link #enterHandler} returns on a thread that runs no foreign loop. */
+    private static final Object NOT_A_LOOP = new Object();
     private static final ConcurrentLinkedQueue<LoopThread> FOREIGN = new ConcurrentLinkedQueue<>();
     /** Foreign loop threads found running when the agent started that have not begun a unit since; guarded by the class. */
     private static final Map<Thread, LoopThread> ADOPTED = new ConcurrentHashMap<>();
@@ -109,6 +111,30 @@ public final class BlockingCheck {
     public static void endUnit(LoopThread state) {
         if (state != null) {
             state.end();
+        }
+    }
+
+    /**
+     * A unit of work of a foreign loop dispatches to the handler of {@code handler} (a Vert.x
+     * route or event-bus registration), until the matching {@link #exitHandler}. Returns what to
+     * pass to it: the handler this one runs inside, or a marker when the thread runs no loop.
+     */
+    public static Object enterHandler(Object handler) {
+        LoopThread state = STATE.get();
+        if (state == null || state == ORDINARY || state.kind == null) {
+            return NOT_A_LOOP;
+        }
+        Object outer = state.handler;
+        state.handler = handler;
+        return outer;
+    }
+
+    public static void exitHandler(Object outer) {
+        if (outer != NOT_A_LOOP) {
+            LoopThread state = STATE.get();
+            if (state != null) {
+                state.handler = outer;
+            }
         }
     }
 

@@ -33,6 +33,11 @@ public final class LoopThread {
 
     /** The unit of work running now, or null between units. */
     public Object work;
+    /**
+     * What the unit runs for, where a hook inside it said so (a Vert.x route or event-bus
+     * registration dispatching to its handler), else null; written on the loop thread.
+     */
+    public volatile Object handler;
     /** How many units have started on this thread. */
     public long units;
     private Object[] outer = new Object[2];
