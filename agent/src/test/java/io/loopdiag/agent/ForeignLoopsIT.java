@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,6 +77,26 @@ class ForeignLoopsIT {
                 + " (io.loopdiag.apps.NettySlowHandler$RiskHandler) took about "), slow);
         assertTrue(slow.contains("NettySlowHandler$RiskHandler.scoreRisk(NettySlowHandler.java:"), slow);
         assertEquals(List.of(), run.blocks("blocking-call"), "CPU is not a blocking call");
+    }
+
+    @Test
+    void aNettyFindingIsAJfrEventNamedByItsLoopThread(@TempDir Path dir) throws Exception {
+        Path recording = dir.resolve("run.jfr");
+        AgentRun run = AgentRun.run("log=off", "netty-slow-handler", "-XX:StartFlightRecording=filename=" + recording);
+        assertEquals(0, run.exitCode(), run.stderr());
+        List<RecordedEvent> events = new ArrayList<>();
+        for (RecordedEvent event : RecordingFile.readAllEvents(recording)) {
+            if (event.getEventType().getName().equals("io.loopdiag.Detection")) {
+                events.add(event);
+            }
+        }
+        assertFalse(events.isEmpty(), "no io.loopdiag.Detection in the recording");
+        for (RecordedEvent event : events) {
+            assertEquals("netty-slow-handler-loop-1", event.getString("loop"), event.toString());
+        }
+        RecordedEvent slow = events.stream().filter(event -> event.getString("kind").equals("slow-callback")).findFirst()
+                .orElseThrow(() -> new AssertionError("no slow-callback event: " + events));
+        assertTrue(slow.getString("stack").contains("NettySlowHandler$RiskHandler.scoreRisk(NettySlowHandler.java:"), slow.toString());
     }
 
     @ParameterizedTest

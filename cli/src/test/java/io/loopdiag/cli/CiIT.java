@@ -217,6 +217,23 @@ class CiIT {
         assertTrue(run.out().contains("java.lang.Thread.sleep in I/O of handler"), run.out());
         assertTrue(run.out().contains("example.RateServer$RateHandler.fetchRate(RateServer.java:87)"), run.out());
         assertTrue(run.out().contains("FAILED: 1 finding of a failing kind (blocking-call)"), run.out());
+
+        // The same reports for a code-scanning UI and a CI server, checked in the project's folder, as CI would.
+        Path sarif = temp.resolve("netty-" + nettyVersion + ".sarif");
+        Path xml = temp.resolve("netty-" + nettyVersion + "-junit.xml");
+        Run check = run(netty, Map.of(), List.of(JAVA, "-jar", CLI.toString(), "check", temp.resolve("netty-reports-" + nettyVersion).toString(),
+                "--sarif", sarif.toString(), "--junit-xml", xml.toString()));
+        assertEquals(1, check.exitCode(), check.all());
+        JsonNode result = new ObjectMapper().readTree(sarif.toFile()).path("runs").get(0).path("results").get(0);
+        assertEquals("blocking-call", result.path("ruleId").asText());
+        JsonNode physical = result.path("locations").get(0).path("physicalLocation");
+        assertEquals("src/main/java/example/RateServer.java", physical.path("artifactLocation").path("uri").asText(), result.toString());
+        assertEquals(87, physical.path("region").path("startLine").asInt(), result.toString());
+        Element testCase = (Element) DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile())
+                .getElementsByTagName("testcase").item(0);
+        assertEquals("example.RateServer$RateHandler", testCase.getAttribute("classname"));
+        assertEquals("87", testCase.getAttribute("line"));
+        assertTrue(testCase.getElementsByTagName("failure").item(0).getTextContent().contains("in I/O of handler"), testCase.getTextContent());
     }
 
     /** The Maven command, offline, with this build's versions and repository. */
