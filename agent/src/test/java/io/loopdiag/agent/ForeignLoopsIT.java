@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.loopdiag.agent.apps.CustomTransport;
+import io.loopdiag.agent.apps.NettyModes;
 import io.loopdiag.agent.support.AgentRun;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The loops loopdiag does not own, each a test-apps scenario in a child JVM with the packaged
@@ -198,6 +200,37 @@ class ForeignLoopsIT {
                 + "): the agent has no hook for its I/O, so its channel handlers are neither timed nor checked for blocking calls;"
                 + " its tasks are"), selfCheck, output);
         assertTrue(output.contains("loopdiag: blocking-call on loop "), "its tasks are watched:\n" + output);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"blocking=throw", "blocking=warn", "blocking=off"})
+    void theBlockingModesAndTheAllowListWorkOnANettyLoopAsOnLoopCore(String mode) throws Exception {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "-javaagent:" + AgentRun.AGENT + "=" + mode + ",allow=" + NettyModes.class.getName() + "#allowedPause",
+                "-cp", System.getProperty("java.class.path"), NettyModes.class.getName()));
+        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(child.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, child.waitFor(), output);
+        assertTrue(output.contains("netty-modes done"), output);
+        assertTrue(output.contains("\nallowedPause returned\n"), "an allowed call is never refused:\n" + output);
+        List<String> found = AgentRun.blocks(output, "loopdiag: blocking-call");
+        switch (mode) {
+            case "blocking=throw" -> {
+                assertTrue(output.contains("\npause threw io.loopdiag.agent.boot.BlockingCallError: loopdiag: blocking call"
+                        + " java.lang.Thread.sleep in task "), output);
+                assertEquals(1, found.size(), output);
+            }
+            case "blocking=warn" -> {
+                assertTrue(output.contains("\npause returned\n"), output);
+                assertEquals(1, found.size(), output);
+                assertTrue(found.get(0).startsWith("loopdiag: blocking-call on loop 'modes-loop-"), found.get(0));
+                assertTrue(found.get(0).contains("called at " + NettyModes.class.getName() + ".pause(NettyModes.java:"), found.get(0));
+            }
+            default -> {
+                assertTrue(output.contains("\npause returned\n"), output);
+                assertEquals(List.of(), found, output);
+            }
+        }
     }
 
     /** The one block of {@code kind} whose header contains {@code naming}. */
