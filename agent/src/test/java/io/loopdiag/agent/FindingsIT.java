@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -165,12 +164,7 @@ class FindingsIT {
         Path recording = dir.resolve("run.jfr");
         AgentRun run = AgentRun.run("log=off", "blocking-dns", "-XX:StartFlightRecording=filename=" + recording);
         assertEquals(0, run.exitCode(), run.stderr());
-        List<RecordedEvent> events = new ArrayList<>();
-        for (RecordedEvent event : RecordingFile.readAllEvents(recording)) {
-            if (event.getEventType().getName().equals("io.loopdiag.Detection")) {
-                events.add(event);
-            }
-        }
+        List<RecordedEvent> events = AgentRun.detectionEvents(recording);
         assertEquals(2, events.size(), events.toString());
         assertEquals("blocking-call", events.get(0).getString("kind"));
         assertEquals("blocking-dns", events.get(0).getString("loop"));

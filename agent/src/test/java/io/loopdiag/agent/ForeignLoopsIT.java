@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -86,12 +85,7 @@ class ForeignLoopsIT {
         Path recording = dir.resolve("run.jfr");
         AgentRun run = AgentRun.run("log=off", "netty-slow-handler", "-XX:StartFlightRecording=filename=" + recording);
         assertEquals(0, run.exitCode(), run.stderr());
-        List<RecordedEvent> events = new ArrayList<>();
-        for (RecordedEvent event : RecordingFile.readAllEvents(recording)) {
-            if (event.getEventType().getName().equals("io.loopdiag.Detection")) {
-                events.add(event);
-            }
-        }
+        List<RecordedEvent> events = AgentRun.detectionEvents(recording);
         assertFalse(events.isEmpty(), "no io.loopdiag.Detection in the recording");
         for (RecordedEvent event : events) {
             assertEquals("netty-slow-handler-loop-1", event.getString("loop"), event.toString());
@@ -188,11 +182,7 @@ class ForeignLoopsIT {
 
     @Test
     void aNettyTransportWithoutAHookIsNamedByTheSelfCheckAndItsTasksAreStillWatched() throws Exception {
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "-javaagent:" + AgentRun.AGENT, "-cp", System.getProperty("java.class.path"), CustomTransport.class.getName()));
-        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(child.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertEquals(0, child.waitFor(), output);
+        String output = runTestProgram(CustomTransport.class, "");
         assertTrue(output.contains("custom-transport done"), output);
         List<String> selfCheck = output.lines().filter(line -> line.startsWith("loopdiag: self-check: ")).toList();
         assertEquals(List.of("loopdiag: self-check: Netty event loop io.netty.channel.SingleThreadIoEventLoop with I/O handler "
@@ -205,12 +195,7 @@ class ForeignLoopsIT {
     @ParameterizedTest
     @ValueSource(strings = {"blocking=throw", "blocking=warn", "blocking=off"})
     void theBlockingModesAndTheAllowListWorkOnANettyLoopAsOnLoopCore(String mode) throws Exception {
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "-javaagent:" + AgentRun.AGENT + "=" + mode + ",allow=" + NettyModes.class.getName() + "#allowedPause",
-                "-cp", System.getProperty("java.class.path"), NettyModes.class.getName()));
-        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(child.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertEquals(0, child.waitFor(), output);
+        String output = runTestProgram(NettyModes.class, "=" + mode + ",allow=" + NettyModes.class.getName() + "#allowedPause");
         assertTrue(output.contains("netty-modes done"), output);
         assertTrue(output.contains("\nallowedPause returned\n"), "an allowed call is never refused:\n" + output);
         List<String> found = AgentRun.blocks(output, "loopdiag: blocking-call");
@@ -231,6 +216,16 @@ class ForeignLoopsIT {
                 assertEquals(List.of(), found, output);
             }
         }
+    }
+
+    /** Runs {@code main}, a program of these tests, with the agent and {@code options}; its stdout and stderr, once it exited 0. */
+    private static String runTestProgram(Class<?> main, String options) throws Exception {
+        List<String> command = List.of(ProcessHandle.current().info().command().orElseThrow(), "-javaagent:" + AgentRun.AGENT + options,
+                "-cp", System.getProperty("java.class.path"), main.getName());
+        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(child.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, child.waitFor(), output);
+        return output;
     }
 
     /** The one block of {@code kind} whose header contains {@code naming}. */

@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 
 /** A test-apps scenario run to its end in a child JVM with the packaged agent: what a user sees. */
 public record AgentRun(int exitCode, String stdout, String stderr, Path reportPath) {
@@ -110,6 +112,17 @@ public record AgentRun(int exitCode, String stdout, String stderr, Path reportPa
             }
         }
         return blocks.stream().map(StringBuilder::toString).toList();
+    }
+
+    /** The agent's {@code io.loopdiag.Detection} events in the JFR recording at {@code recording}, in order. */
+    public static List<RecordedEvent> detectionEvents(Path recording) throws IOException {
+        List<RecordedEvent> events = new ArrayList<>();
+        for (RecordedEvent event : RecordingFile.readAllEvents(recording)) {
+            if (event.getEventType().getName().equals("io.loopdiag.Detection")) {
+                events.add(event);
+            }
+        }
+        return events;
     }
 
     public static JsonNode report(Path path) throws IOException {
