@@ -124,10 +124,15 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
 
     private static Path parsePath(String value, String text) {
         try {
-            return Path.of(value.replace(AgentOptionNames.PID_PLACEHOLDER, Long.toString(ProcessHandle.current().pid())));
+            return reportPath(value);
         } catch (InvalidPathException e) {
             throw refused("option 'report' is not a usable path: '" + Text.excerpt(value) + "'", text);
         }
+    }
+
+    /** The report option's {@code value} as a path, with this JVM's pid for the placeholder; throws InvalidPathException. */
+    static Path reportPath(String value) {
+        return Path.of(value.replace(AgentOptionNames.PID_PLACEHOLDER, Long.toString(ProcessHandle.current().pid())));
     }
 
     private static boolean parseLog(String value, String text) {

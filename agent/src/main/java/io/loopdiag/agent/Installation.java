@@ -218,7 +218,7 @@ final class Installation {
                 }
                 promises.exiting();
                 if (report != null) {
-                    report.write();
+                    report.writeAtExit();
                 }
             }, "loopdiag-exit"));
         } catch (IllegalStateException exiting) {

@@ -40,6 +40,9 @@ public final class LoopdiagAgent {
             }
         } catch (IllegalArgumentException e) {
             System.err.println("loopdiag: " + e.getMessage() + "; the agent is not installed");
+            if (options != null) {
+                Report.writeRefusal(options, e.getMessage());
+            }
             return;
         }
         installed = true;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loopdiag.protocol.AgentOptionNames;
 import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.Schemas;
 import io.loopdiag.protocol.Text;
@@ -27,6 +28,10 @@ import java.util.concurrent.locks.LockSupport;
  * replaced atomically (written beside it, then moved over it) at most once a second while
  * findings arrive, and at JVM exit. A killed JVM leaves the last complete report. A report that
  * cannot be written is said once on stderr; the application and the findings go on.
+ *
+ * <p>Every JVM the agent watched leaves a report once it exits, even an empty one: it is the proof
+ * that the agent was there, without which the CI gate could pass a build that ran unwatched. A
+ * JVM whose options the agent refused leaves one that says so ({@link #writeRefusal}).
  */
 final class Report {
     private static final long WRITE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -44,7 +49,7 @@ final class Report {
     private final ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private final Instant started = Instant.now();
     private volatile boolean dirty = true;
-    /** False until the JVM runs a loop or has something to say: a JVM of a build that runs none writes no report. */
+    /** False until the JVM runs a loop or has something to say (or exits): until then the writer thread writes nothing. */
     private volatile boolean wanted;
     private boolean warned; // guarded by this
 
@@ -90,7 +95,7 @@ final class Report {
         dirty = true;
     }
 
-    /** Starts the writer thread and writes the (empty) report once at once; the exit hook calls {@link #write}. */
+    /** Starts the writer thread and writes the (empty) report once at once; the exit hook calls {@link #writeAtExit}. */
     void start() {
         write();
         Thread writer = new Thread(() -> {
@@ -105,25 +110,19 @@ final class Report {
         writer.start();
     }
 
+    /** The last write, at JVM exit: always, so that a JVM that ran no loop and found nothing leaves its report too. */
+    void writeAtExit() {
+        wanted = true;
+        write();
+    }
+
     synchronized void write() {
         if (!wanted) {
             return;
         }
         dirty = false;
         try {
-            Path directory = path.getParent();
-            Files.createDirectories(directory, FOLDER);
-            Path temporary = Files.createTempFile(directory, "." + path.getFileName(), ".tmp", FILE);
-            try {
-                json.writeValue(temporary.toFile(), document());
-                try {
-                    Files.move(temporary, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(temporary, path, StandardCopyOption.REPLACE_EXISTING);
-                }
-            } finally {
-                Files.deleteIfExists(temporary);
-            }
+            replace(path, json, document());
         } catch (IOException | RuntimeException e) {
             if (!warned) {
                 warned = true;
@@ -132,12 +131,61 @@ final class Report {
         }
     }
 
-    private ObjectNode document() {
+    /** Writes {@code document} at {@code path}: beside it first, then moved over it, so no reader sees half of it. */
+    private static void replace(Path path, ObjectMapper json, ObjectNode document) throws IOException {
+        Path directory = path.getParent();
+        Files.createDirectories(directory, FOLDER);
+        Path temporary = Files.createTempFile(directory, "." + path.getFileName(), ".tmp", FILE);
+        try {
+            json.writeValue(temporary.toFile(), document);
+            try {
+                Files.move(temporary, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(temporary, path, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(temporary);
+        }
+    }
+
+    /**
+     * The agent refused {@code rawOptions} for {@code why} and watches nothing: if they name a
+     * report path that can be written, a report saying so is written there, with no findings, so
+     * that {@code loopdiag check} fails on it. Never throws; on any failure, nothing is written.
+     */
+    static void writeRefusal(String rawOptions, String why) {
+        try {
+            Path path = null;
+            for (String pair : rawOptions.split(String.valueOf(AgentOptionNames.SEPARATOR))) {
+                String option = pair.strip();
+                if (option.startsWith(AgentOptionNames.REPORT + "=")) {
+                    path = AgentOptions.reportPath(option.substring(AgentOptionNames.REPORT.length() + 1).strip());
+                }
+            }
+            if (path == null || whyNotWritable(path) != null) {
+                return;
+            }
+            ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+            ObjectNode root = header(json, Instant.now());
+            root.put(Fields.REFUSED, why);
+            new Findings(null, () -> { }).writeTo(root);
+            replace(path.toAbsolutePath(), json, root);
+        } catch (IOException | RuntimeException unwritten) {
+            // The refusal is on stderr already; the report is a second voice, not a necessary one.
+        }
+    }
+
+    private static ObjectNode header(ObjectMapper json, Instant started) {
         ObjectNode root = json.createObjectNode();
         root.put(Fields.SCHEMA, Schemas.REPORT);
         root.put(Fields.PID, ProcessHandle.current().pid());
         root.put(Fields.STARTED, started.toString());
         root.put(Fields.WRITTEN, Instant.now().toString());
+        return root;
+    }
+
+    private ObjectNode document() {
+        ObjectNode root = header(json, started);
         ObjectNode settings = root.putObject(Fields.OPTIONS);
         settings.put(Fields.SLOW_MILLIS, options.slow().toMillis());
         settings.put(Fields.BLOCKING, options.blocking().id());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.tools.attach.VirtualMachine;
 import io.loopdiag.agent.support.AgentRun;
 import io.loopdiag.agent.support.LiveChild;
@@ -20,6 +21,7 @@ import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -112,6 +114,38 @@ class AgentJarIT {
             assertOneRefusal(child.stderr(), expected);
             assertFalse(child.stderr().contains("loopdiag: blocking-call"), "no agent, no detection:\n" + child.stderr());
         }
+    }
+
+    /** A typo in the options must fail the CI gate, not pass it unwatched: the report the options name says why. */
+    @Test
+    void refusedOptionsThatNameAReportLeaveOneThatSaysSo(@TempDir Path dir) throws Exception {
+        Path report = dir.resolve("loopdiag.json");
+        AgentRun run = AgentRun.run("report=" + report + ",slwo=1s", "blocking-sleep");
+        assertOneRefusal(run.stderr(), "unknown option 'slwo'");
+        assertEquals("blocking-sleep done", run.stdout().strip(), "the application ran on");
+        JsonNode written = AgentRun.report(report);
+        assertEquals("loopdiag-report/1", written.path("schema").asText());
+        assertTrue(written.path("refused").asText().contains("unknown option 'slwo'"), written.toString());
+        assertFalse(written.has("options"), written.toString());
+        assertEquals(0, written.path("detections").size(), written.toString());
+    }
+
+    /** The JVMs of a build that run no loop (Maven's own) leave a report too: the proof they were watched. */
+    @Test
+    void aJvmThatRunsNoLoopLeavesAnEmptyReportAtExit(@TempDir Path dir) throws Exception {
+        Path report = dir.resolve("loopdiag.json");
+        // test-apps-netty41.jar without a scenario lists its scenarios and exits: no loop-core, no loop
+        Process child = new ProcessBuilder(ProcessHandle.current().info().command().orElseThrow(),
+                "-javaagent:" + JAR.toAbsolutePath() + "=report=" + report, "-jar", AgentRun.APPS_NETTY41.toString())
+                .redirectErrorStream(true).start();
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, child.exitValue(), output);
+        assertTrue(output.contains("netty-stuck"), "it listed its scenarios:\n" + output);
+        JsonNode written = AgentRun.report(report);
+        assertEquals(child.pid(), written.path("pid").asLong(), written.toString());
+        assertEquals(0, written.path("detections").size(), written.toString());
+        assertFalse(written.has("refused"), written.toString());
     }
 
     private static void assertOneRefusal(String stderr, String expected) {

@@ -108,6 +108,10 @@ final class Reports {
                     if (!Schemas.REPORT.equals(schema)) {
                         throw wrongSchema(path, schema);
                     }
+                } else if (field.equals(Fields.REFUSED)) {
+                    // A JVM ran unwatched: the gate must not pass it, whatever else the reports say.
+                    throw new Unreadable(path + ": the agent refused its options and watched nothing ("
+                            + Text.printable(parser.getValueAsString("")) + "); correct them");
                 } else if (field.equals(Fields.DETECTIONS) && value == JsonToken.START_ARRAY) {
                     while (parser.nextToken() != JsonToken.END_ARRAY) {
                         if (findings.size() == MAX_DETECTIONS) {

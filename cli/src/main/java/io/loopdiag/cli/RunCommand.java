@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
         header = "Runs a command with the agent in every JVM it starts, then checks their reports.",
         description = {"Example: loopdiag run -- mvn test",
             "Exit codes: the command's own exit code if it failed; else 0 no new finding of a failing kind, 1 there is one;"
-                    + " 2 bad usage, or the command cannot be started."})
+                    + " 2 bad usage, the command cannot be started, no JVM of it wrote a report (none was watched),"
+                    + " or a report says the agent refused its options."})
 final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -89,8 +90,10 @@ final class RunCommand implements Callable<Integer> {
         List<Path> written = reportsSince(reports, started);
         out.println();
         if (written.isEmpty()) {
-            out.println("loopdiag run: no JVM wrote a report in " + reports
-                    + " (the agent watches JVMs with loop-core on their class path, on Java 21+)");
+            out.println("loopdiag run: no JVM of the command wrote a report in " + reports + ", so none was watched"
+                    + " (every JVM with the agent writes one at exit: is the command a Java 21+ build, and does it keep JAVA_TOOL_OPTIONS?)");
+            out.flush();
+            return exit != 0 ? exit : ExitCodes.USAGE;
         }
         int verdict = Verdict.judge(written, options, out, err);
         if (exit != 0) {

@@ -59,6 +59,27 @@ class CheckCommandTest {
     }
 
     @Test
+    void aFolderWithoutAnyReportIsNoPassButExitTwoWithOneLine() throws Exception {
+        Path empty = Files.createDirectory(temp.resolve("target-loopdiag"));
+        assertEquals(2, check("check", empty.toString()));
+        assertEquals("", out.toString());
+        assertEquals(1, err.toString().lines().count(), err.toString());
+        assertEquals("loopdiag: no report in " + empty + ": the agent wrote none there; load it with"
+                + " -javaagent:loopdiag-agent.jar=report=DIR/loopdiag-%p.json, or run the build with loopdiag run -- COMMAND\n", err.toString());
+    }
+
+    @Test
+    void aReportOfOptionsTheAgentRefusedFailsTheCheckWhateverTheOthersSay() throws Exception {
+        report("loopdiag-1.json");
+        Path refused = temp.resolve("loopdiag-2.json");
+        Files.writeString(refused, "{\"schema\": \"loopdiag-report/1\", \"pid\": 2, \"refused\": \"bad agent options 'slwo=1s':"
+                + " unknown option 'slwo'\", \"summary\": {}, \"dropped\": 0, \"detections\": []}");
+        assertEquals(2, check("check", temp.toString()));
+        assertEquals("loopdiag: " + refused + ": the agent refused its options and watched nothing (bad agent options 'slwo=1s':"
+                + " unknown option 'slwo'); correct them\n", err.toString());
+    }
+
+    @Test
     void theSameFindingFromTwoJvmsIsOneWithTheirCounts() throws Exception {
         Path first = report("loopdiag-1.json", finding("blocking-call", "sleep", 2, 41));
         Path second = report("loopdiag-2.json", finding("blocking-call", "sleep", 5, 47)); // the line moved: still the same

@@ -251,6 +251,17 @@ class SchemasIT {
         ObjectNode withSelfCheck = real.deepCopy();
         withSelfCheck.putArray("selfCheck").add("java.lang.Thread was not instrumented; blocking calls through it are not detected");
         assertValid(REPORT, withSelfCheck, "a report with the self-check's problems");
+
+        ObjectNode withoutOptions = real.deepCopy();
+        withoutOptions.remove("options");
+        assertFailsNaming(REPORT, withoutOptions, "required", "options");
+
+        Path refusedPath = dir.resolve("refused.json");
+        Jvms.Run refusing = Jvms.finish(jvms.launch("report=" + refusedPath + ",slwo=1s", "blocking-sleep"));
+        assertEquals(0, refusing.exitCode(), refusing.err());
+        JsonNode refused = JSON.readTree(refusedPath.toFile());
+        assertTrue(refused.has("refused"), refused.toString());
+        assertValid(REPORT, refused, "the report of options the agent refused, which has no options");
     }
 
     @Test

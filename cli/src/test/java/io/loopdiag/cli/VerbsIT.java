@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.loopdiag.cli.support.Jvms;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The packaged CLI against test-apps scenarios running in child JVMs, by process id, as a user
@@ -59,6 +61,22 @@ class VerbsIT {
         assertEquals("loopdiag-dump/1", root.path("schema").asText());
         assertEquals(102, root.path("loops").get(0).path("tasks").size());
         assertEquals(3, root.path("loops").get(0).path("running").path("taskId").asLong(), "refresh-cache is running");
+    }
+
+    /** The gate cannot go green by accident: a run that watched no JVM, or a JVM whose agent refused its options, is exit 2. */
+    @Test
+    void runExitsTwoWhenNoJvmWasWatchedOrTheAgentRefusedItsOptions(@TempDir Path dir) throws Exception {
+        Jvms.Run none = cli("run", "--report", dir.resolve("none").toString(), "--", "true");
+        assertEquals(ExitCodes.USAGE, none.exitCode(), none.out() + none.err());
+        assertTrue(none.out().contains("loopdiag run: no JVM of the command wrote a report in " + dir.resolve("none") + ", so none was watched"),
+                none.out());
+
+        Jvms.Run typo = cli("run", "--report", dir.resolve("typo").toString(), "--agent-options", "slwo=1s", "--",
+                Jvms.JAVA, "-jar", Jvms.APPS.toString(), "blocking-sleep");
+        assertEquals(ExitCodes.USAGE, typo.exitCode(), typo.out() + typo.err());
+        assertTrue(typo.out().contains("blocking-sleep done"), "the command ran:\n" + typo.out());
+        assertTrue(typo.err().contains(": the agent refused its options and watched nothing (bad agent options "), typo.err());
+        assertTrue(typo.err().contains("unknown option 'slwo'"), typo.err());
     }
 
     @Test

@@ -25,6 +25,11 @@ public final class Fields {
     public static final String BLOCKING = "blocking";
     /** What the agent's self-check found wrong at start: one line per problem; empty when all is instrumented. */
     public static final String SELF_CHECK = "selfCheck";
+    /**
+     * Why the agent refused its options and watched nothing, in a report it writes anyway (then
+     * without {@link #OPTIONS}), so that a typo in them fails the CI gate instead of passing it.
+     */
+    public static final String REFUSED = "refused";
 
     // ---- findings (in the report, and under the dump's {@link #FINDINGS}) ---------------------------
     /** Occurrences by kind. */
