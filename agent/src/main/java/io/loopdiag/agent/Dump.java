@@ -184,6 +184,28 @@ final class Dump {
             if (awaiting.deadlineNanos() >= 0) {
                 json.writeNumberField(Fields.DUE_IN_MILLIS, millis(awaiting.deadlineNanos() - now));
             }
+            if (!awaiting.waitsOn().isEmpty()) {
+                json.writeArrayFieldStart(Fields.WAITS_ON);
+                for (long id : awaiting.waitsOn()) {
+                    json.writeNumber(id);
+                }
+                json.writeEndArray();
+            }
+            if (awaiting.worker() != null) {
+                json.writeObjectFieldStart(Fields.WORKER);
+                json.writeStringField(Fields.NAME, awaiting.worker().name());
+                json.writeNumberField(Fields.ID, awaiting.worker().threadId());
+                json.writeStringField(Fields.STATE, awaiting.worker().state());
+                frames(json, Fields.STACK, awaiting.worker().stack());
+                json.writeEndObject();
+            }
+            if (awaiting.size() >= 0) {
+                json.writeNumberField(Fields.SIZE, awaiting.size());
+            }
+            if (awaiting.io() != null) {
+                json.writeStringField(Fields.DIRECTION, awaiting.io().direction());
+                json.writeStringField(Fields.CHANNEL, awaiting.io().channel());
+            }
             json.writeEndObject();
         }
         json.writeNumberField(Fields.SUSPENDED_MILLIS, task.state().equals(States.SUSPENDED) ? millis(now - task.suspendedSinceNanos()) : 0);

@@ -198,7 +198,7 @@ public final class Async {
         boolean cancelRequested;
 
         GatheringFuture(EventLoop loop, List<Future<? extends T>> children) {
-            super(loop, AwaitKinds.GATHER, "gather of " + children.size());
+            super(loop, AwaitKinds.GATHER, "gather of " + children.size(), children);
             this.children = children;
         }
 
@@ -283,7 +283,7 @@ public final class Async {
         if (inner.isDone()) {
             return inner;
         }
-        Future<T> outer = new Future<>(inner.loop, AwaitKinds.SHIELD, "shield of " + inner);
+        Future<T> outer = new Future<>(inner.loop, AwaitKinds.SHIELD, "shield of " + inner, inner);
         inner.addDoneCallback(done -> {
             if (outer.isCancelled()) {
                 if (!done.isCancelled()) {

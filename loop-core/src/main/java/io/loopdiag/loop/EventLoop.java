@@ -571,14 +571,18 @@ public final class EventLoop implements AutoCloseable {
         checkThread();
         checkOpen();
         Executor target = executor != null ? executor : defaultExecutor();
-        Future<T> future = new Future<>(this, AwaitKinds.WORKER, "worker thread");
+        WorkerCall call = new WorkerCall();
+        Future<T> future = new Future<>(this, AwaitKinds.WORKER, "worker thread", call);
         target.execute(() -> {
             T value = null;
             Throwable failure = null;
+            call.thread = Thread.currentThread();
             try {
                 value = work.call();
             } catch (Throwable t) {
                 failure = t;
+            } finally {
+                call.thread = null;
             }
             T result = value;
             Throwable error = failure;
@@ -597,6 +601,11 @@ public final class EventLoop implements AutoCloseable {
             }
         });
         return future;
+    }
+
+    /** The worker thread running a call of {@link #runInExecutor} now, for dumps; null while queued and once done. */
+    static final class WorkerCall {
+        volatile Thread thread;
     }
 
     private Executor defaultExecutor() {

@@ -29,10 +29,12 @@ public class Future<T> {
     /** What kind of thing a task awaiting this future waits for ({@link AwaitKinds}), and what exactly, for dumps. */
     final String awaitKind;
     final String awaitLabel;
+    /** What a dump follows from a task awaiting this future to the tasks it waits on, or null: see {@link #awaitSubject()}. */
+    private final Object awaitSubject;
 
     /** A pending future on {@code loop}; {@link EventLoop#createFuture()} is the usual way. */
     public Future(EventLoop loop) {
-        this(loop, AwaitKinds.FUTURE, null);
+        this(loop, AwaitKinds.FUTURE, null, null);
     }
 
     /**
@@ -40,9 +42,26 @@ public class Future<T> {
      * ({@link AwaitKinds#IO}, {@link AwaitKinds#QUEUE}), described by {@code awaitLabel} ("read /127.0.0.1:8080").
      */
     public Future(EventLoop loop, String awaitKind, String awaitLabel) {
+        this(loop, awaitKind, awaitLabel, null);
+    }
+
+    /**
+     * As above, with what the wait is on, which dumps follow to the tasks it waits for: a
+     * {@link io.loopdiag.loop.sync.Lock} (its holder), a {@link io.loopdiag.loop.sync.Semaphore}
+     * (the holders of its permits), a {@link io.loopdiag.loop.sync.Condition} (its lock's holder),
+     * a {@link io.loopdiag.loop.sync.Queue} (its size), a collection of futures (a gather's), a
+     * future (a shield's inner one), an {@link IoWait}; or null.
+     */
+    public Future(EventLoop loop, String awaitKind, String awaitLabel, Object awaitSubject) {
         this.loop = loop;
         this.awaitKind = awaitKind;
         this.awaitLabel = awaitLabel;
+        this.awaitSubject = awaitSubject;
+    }
+
+    /** What the wait on this future is on, as given at creation, or null; read by {@link LoopSnapshot}. */
+    final Object awaitSubject() {
+        return awaitSubject;
     }
 
     /** The kind of thing awaiting this future means waiting for ({@link AwaitKinds}). */

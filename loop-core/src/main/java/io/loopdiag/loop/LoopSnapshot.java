@@ -4,9 +4,16 @@ import io.loopdiag.protocol.AwaitKinds;
 import io.loopdiag.protocol.Frame;
 import io.loopdiag.protocol.LoopCoreHooks;
 import io.loopdiag.protocol.States;
+import io.loopdiag.loop.sync.Condition;
+import io.loopdiag.loop.sync.Lock;
+import io.loopdiag.loop.sync.Queue;
+import io.loopdiag.loop.sync.Semaphore;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A picture of one loop taken from any thread without stopping it: its state, what it is running
@@ -51,11 +58,28 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
     /**
      * What a suspended task waits for.
      *
-     * @param kind        one of {@link AwaitKinds}: {@code task}, {@code timer}, {@code io}, {@code lock}, ...
+     * @param kind          one of {@link AwaitKinds}: {@code task}, {@code timer}, {@code io}, {@code lock}, ...
      * @param taskId        the awaited task's id when {@code kind} is {@code task}, else -1
      * @param deadlineNanos when a sleep's timer is due, on the loop's clock; -1 for other kinds
+     * @param waitsOn       the ids of the tasks the wait is on, each once: the awaited task, a gather's
+     *                      or a task group's children still running, a shield's inner task, a lock's
+     *                      holder, the holders of a semaphore's permits, a condition's lock holder; empty
+     *                      when no task can end the wait (a timer, I/O, an event, a worker)
+     * @param worker        the thread running the work a task awaits ({@code toThread}, {@code runInExecutor}),
+     *                      or null (another kind, or the work still queued for a thread)
+     * @param size          how many items a queue holds, for a wait on a queue; else -1
+     * @param io            the direction and channel of a wait for I/O, else null
      */
-    public record Awaiting(String kind, String description, long taskId, long deadlineNanos) {
+    public record Awaiting(String kind, String description, long taskId, long deadlineNanos, List<Long> waitsOn,
+                           Worker worker, int size, IoWait io) {
+    }
+
+    /**
+     * The thread running a task's work off the loop, as the dump saw it.
+     *
+     * @param stack its live stack, innermost first; empty without stacks
+     */
+    public record Worker(String name, long threadId, String state, List<StackTraceElement> stack) {
     }
 
     /** Tasks whose stacks are walked together; a loop with fewer walks them on the calling thread alone, where forking costs more than it saves. */
@@ -124,15 +148,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
 
     private static TaskSnapshot taskSnapshot(Task<?> task, boolean withStacks) {
         Future<?> awaited = task.awaiting();
-        Awaiting awaiting = null;
-        if (awaited instanceof Task<?> other) {
-            awaiting = new Awaiting(AwaitKinds.TASK, other.toString(), other.id(), -1);
-        } else if (awaited != null) {
-            TimerHandle timer = awaited instanceof Async.SleepFuture sleep ? sleep.timer : null;
-            awaiting = new Awaiting(awaited.awaitKind(),
-                    awaited.awaitLabel() != null ? awaited.awaitLabel() : awaited.toString(), -1,
-                    timer != null ? timer.deadlineNanos() : -1);
-        }
+        Awaiting awaiting = awaited == null ? null : awaiting(awaited, withStacks);
         List<StackTraceElement> stack = List.of();
         Thread thread = task.thread();
         if (withStacks && thread != null) {
@@ -140,6 +156,66 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
             stack = task.isSuspended() ? suspensionStack(frames) : runningStack(frames);
         }
         return new TaskSnapshot(task.id(), task.name(), task.stateName(), awaiting, task.suspendedSinceNanos(), stack);
+    }
+
+    /** What a task awaiting {@code awaited} waits for, followed through the future's await subject to the tasks behind it. */
+    private static Awaiting awaiting(Future<?> awaited, boolean withStacks) {
+        if (awaited instanceof Task<?> other) {
+            return new Awaiting(AwaitKinds.TASK, other.toString(), other.id(), -1, List.of(other.id()), null, -1, null);
+        }
+        Object subject = awaited.awaitSubject();
+        TimerHandle timer = awaited instanceof Async.SleepFuture sleep ? sleep.timer : null;
+        Set<Long> waitsOn = new LinkedHashSet<>();
+        tasksBehind(subject, waitsOn, 0);
+        Worker worker = null;
+        if (subject instanceof EventLoop.WorkerCall call && call.thread != null) {
+            Thread thread = call.thread;
+            worker = new Worker(thread.getName(), thread.threadId(), thread.getState().name(),
+                    withStacks ? List.of(thread.getStackTrace()) : List.of());
+        }
+        return new Awaiting(awaited.awaitKind(), awaited.awaitLabel() != null ? awaited.awaitLabel() : awaited.toString(), -1,
+                timer != null ? timer.deadlineNanos() : -1, List.copyOf(waitsOn), worker,
+                subject instanceof Queue<?> queue ? queue.size() : -1, subject instanceof IoWait io ? io : null);
+    }
+
+    /** Nesting past which a subject is not followed (a gather of gathers of...): dumps stay bounded. */
+    private static final int MAX_SUBJECT_DEPTH = 8;
+
+    /**
+     * Adds to {@code ids} the tasks that {@code subject} (a future's await subject) waits on: the
+     * running ones of a gather's futures or a group's children (through nested gathers and shields),
+     * a lock's holder, a semaphore's, a condition's lock's. Read from another thread while the loop
+     * runs, so a primitive changing meanwhile may be seen before or after the change.
+     */
+    private static void tasksBehind(Object subject, Set<Long> ids, int depth) {
+        if (subject == null || depth > MAX_SUBJECT_DEPTH) {
+            return;
+        }
+        switch (subject) {
+            case Task<?> task -> {
+                if (!task.isDone()) {
+                    ids.add(task.id());
+                }
+            }
+            case Future<?> future -> tasksBehind(future.awaitSubject(), ids, depth + 1);
+            case Collection<?> futures -> {
+                for (Object future : futures.toArray()) {
+                    tasksBehind(future, ids, depth + 1);
+                }
+            }
+            case TaskGroup group -> group.runningChildren().forEach(child -> tasksBehind(child, ids, depth + 1));
+            case Lock lock -> holder(lock.holder(), ids);
+            case Condition condition -> holder(condition.lock().holder(), ids);
+            case Semaphore semaphore -> semaphore.holders().forEach(holder -> holder(holder, ids));
+            default -> { }
+        }
+    }
+
+    /** A primitive's holder: even one that ended without releasing it, which is what holds the waiters then. */
+    private static void holder(Task<?> task, Set<Long> ids) {
+        if (task != null) {
+            ids.add(task.id());
+        }
     }
 
     /**

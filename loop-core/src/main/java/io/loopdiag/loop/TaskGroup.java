@@ -1,5 +1,6 @@
 package io.loopdiag.loop;
 
+import io.loopdiag.protocol.AwaitKinds;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -62,6 +63,15 @@ public final class TaskGroup {
         return task;
     }
 
+    /** The children still running, for dumps: any thread, so a copy that may miss one that started or ended meanwhile. */
+    List<Task<?>> runningChildren() {
+        try {
+            return List.copyOf(children);
+        } catch (RuntimeException moving) { // changed under the copy: the next dump sees it
+            return List.of();
+        }
+    }
+
     private void onChildDone(Future<?> done) {
         children.remove((Task<?>) done);
         if (exiting && children.isEmpty() && allDone != null && !allDone.isDone()) {
@@ -101,7 +111,7 @@ public final class TaskGroup {
             }
         }
         while (!children.isEmpty()) {
-            allDone = parent.loop.createFuture();
+            allDone = new Future<>(parent.loop, AwaitKinds.GROUP, "task group", this);
             try {
                 Async.await(allDone);
             } catch (CancelledException cancelled) {

@@ -18,6 +18,8 @@ public final class AwaitKinds {
     public static final String WORKER = "worker";
     /** Several futures at once ({@code gather}). */
     public static final String GATHER = "gather";
+    /** The children of a task group, which its task waits for once its body is done ({@code TaskGroup.run}). */
+    public static final String GROUP = "group";
     /** A future guarded from cancellation ({@code shield}). */
     public static final String SHIELD = "shield";
     public static final String LOCK = "lock";

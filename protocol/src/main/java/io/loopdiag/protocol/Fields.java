@@ -88,6 +88,20 @@ public final class Fields {
     /** What a suspended task waits for, or null. */
     public static final String AWAITING = "awaiting";
     public static final String DUE_IN_MILLIS = "dueInMillis";
+    /**
+     * The ids of the tasks a wait is on: the awaited task, a gather's or a task group's running
+     * children, a shield's inner task, a lock's holder, a semaphore's holders, a condition's lock
+     * holder. Absent when no task can end the wait (a timer, I/O, an event, a worker).
+     */
+    public static final String WAITS_ON = "waitsOn";
+    /** The thread running the work a task awaits off the loop: its {@link #NAME}, {@link #ID}, {@link #STATE}, {@link #STACK}. */
+    public static final String WORKER = "worker";
+    /** How many items the queue a task waits on holds. */
+    public static final String SIZE = "size";
+    /** A wait for I/O: which way ({@code read}, {@code write}, {@code accept}, {@code connect}, {@code drain}, {@code close}). */
+    public static final String DIRECTION = "direction";
+    /** A wait for I/O: the channel, by its peer's address (a server's own). */
+    public static final String CHANNEL = "channel";
     public static final String SUSPENDED_MILLIS = "suspendedMillis";
 
     // ---- the list (loopdiag-list/1) ----------------------------------------------------------------

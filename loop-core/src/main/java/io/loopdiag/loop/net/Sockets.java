@@ -6,6 +6,7 @@ import static io.loopdiag.loop.Async.await;
 import io.loopdiag.loop.Async;
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.Future;
+import io.loopdiag.loop.IoWait;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.SocketAddress;
@@ -40,7 +41,7 @@ public final class Sockets {
                 accepted.configureBlocking(false);
                 return accepted;
             }
-            awaitReady(server, true, "accept " + describe(server));
+            awaitReady(server, true, new IoWait("accept", describe(server)));
         }
     }
 
@@ -62,7 +63,7 @@ public final class Sockets {
             if (read != 0) {
                 return read;
             }
-            awaitReady(channel, true, "read " + describe(channel));
+            awaitReady(channel, true, new IoWait("read", describe(channel)));
         }
     }
 
@@ -77,7 +78,7 @@ public final class Sockets {
             if (!buffer.hasRemaining()) {
                 return;
             }
-            awaitReady(channel, false, "write " + describe(channel));
+            awaitReady(channel, false, new IoWait("write", describe(channel)));
         }
     }
 
@@ -92,7 +93,7 @@ public final class Sockets {
         }
         while (true) {
             // The loop watches for OP_CONNECT while the connection is pending.
-            awaitReady(channel, false, "connect " + address);
+            awaitReady(channel, false, new IoWait("connect", String.valueOf(address)));
             try {
                 if (channel.finishConnect()) {
                     return;
@@ -107,9 +108,9 @@ public final class Sockets {
      * Suspends the current task until {@code channel} is readable ({@code reading}) or writable,
      * or until the task is cancelled; the loop stops watching the channel either way.
      */
-    static void awaitReady(SelectableChannel channel, boolean reading, String label) throws Exception {
+    static void awaitReady(SelectableChannel channel, boolean reading, IoWait wait) throws Exception {
         EventLoop loop = Async.loop();
-        Future<Void> ready = new Future<>(loop, AwaitKinds.IO, label);
+        Future<Void> ready = wait.future(loop);
         Runnable wake = () -> {
             if (!ready.isDone()) {
                 ready.setResult(null);

@@ -1,10 +1,10 @@
 package io.loopdiag.loop.net;
 
-import io.loopdiag.protocol.AwaitKinds;
 import static io.loopdiag.loop.Async.await;
 
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.Future;
+import io.loopdiag.loop.IoWait;
 import java.io.IOException;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
@@ -200,7 +200,7 @@ public final class StreamReader {
             paused = false;
             loop.addReader(channel, this::onReadable);
         }
-        Future<Void> data = new Future<>(loop, AwaitKinds.IO, "read " + peer);
+        Future<Void> data = new IoWait("read", peer).future(loop);
         waiter = data;
         try {
             await(data);

@@ -1,10 +1,10 @@
 package io.loopdiag.loop.net;
 
-import io.loopdiag.protocol.AwaitKinds;
 import static io.loopdiag.loop.Async.await;
 
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.Future;
+import io.loopdiag.loop.IoWait;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.channels.SocketChannel;
@@ -45,7 +45,7 @@ public final class StreamWriter {
         this.channel = channel;
         this.peer = peer;
         this.reader = reader;
-        this.closed = new Future<>(loop, AwaitKinds.IO, "close " + peer);
+        this.closed = new IoWait("close", peer).future(loop);
     }
 
     /** Queues {@code bytes} for sending: whatever the socket takes now is written at once. */
@@ -90,7 +90,7 @@ public final class StreamWriter {
         if (drainWaiter != null) {
             throw new IllegalStateException("drain() called while another task is already draining " + peer);
         }
-        Future<Void> drained = new Future<>(loop, AwaitKinds.IO, "drain " + peer);
+        Future<Void> drained = new IoWait("drain", peer).future(loop);
         drainWaiter = drained;
         try {
             await(drained);

@@ -19,7 +19,7 @@ import java.util.function.BooleanSupplier;
  */
 public final class Condition {
     private final Lock lock;
-    private final Waiters waiters = new Waiters(new LoopBinding("condition"), AwaitKinds.CONDITION, "condition wait");
+    private final Waiters waiters = new Waiters(new LoopBinding("condition"), AwaitKinds.CONDITION, "condition wait", this);
 
     /** A condition with a lock of its own. */
     public Condition() {

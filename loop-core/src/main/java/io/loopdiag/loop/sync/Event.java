@@ -11,7 +11,7 @@ import io.loopdiag.loop.Future;
  */
 public final class Event {
     private final LoopBinding binding = new LoopBinding("event");
-    private final Waiters waiters = new Waiters(binding, AwaitKinds.EVENT, "event wait");
+    private final Waiters waiters = new Waiters(binding, AwaitKinds.EVENT, "event wait", null);
     private boolean set;
 
     /** True if the flag is set. */

@@ -3,6 +3,7 @@ package io.loopdiag.loop.sync;
 import io.loopdiag.protocol.AwaitKinds;
 import io.loopdiag.loop.Coroutine;
 import io.loopdiag.loop.Future;
+import io.loopdiag.loop.Task;
 
 /**
  * A mutual-exclusion lock for tasks of one loop (asyncio's {@code Lock}). It is not reentrant and
@@ -15,8 +16,10 @@ import io.loopdiag.loop.Future;
  * was handed to it releases it, passing it on.
  */
 public final class Lock {
-    private final Waiters waiters = new Waiters(new LoopBinding("lock"), AwaitKinds.LOCK, "lock acquire");
+    private final Waiters waiters = new Waiters(new LoopBinding("lock"), AwaitKinds.LOCK, "lock acquire", this);
     private boolean locked;
+    /** The task that acquired the lock last, while it is locked; null while it is handed to a waiter (and outside a task). */
+    private volatile Task<?> holder;
 
     /** True if some task holds the lock or it is being handed to a waiting task. */
     public boolean isLocked() {
@@ -31,9 +34,11 @@ public final class Lock {
         if (!locked) {
             // Waiters exist only while the lock is locked (release hands it to them), so nobody is overtaken.
             locked = true;
+            holder = Task.current();
             return;
         }
         waiters.awaitHandOff(this::release);
+        holder = Task.current();
     }
 
     /**
@@ -45,9 +50,19 @@ public final class Lock {
         if (!locked) {
             throw new IllegalStateException("release() of a lock that is not locked");
         }
+        holder = null;
         if (!waiters.wakeFirst()) {
             locked = false;
         }
+    }
+
+    /**
+     * The task that holds the lock, or null if it is free, being handed to the next waiter, or
+     * taken outside a task. The lock has no owner (any task may release it): this is the task that
+     * took it last, which is what a dump shows a waiting task waits for. Any thread.
+     */
+    public Task<?> holder() {
+        return holder;
     }
 
     /** Runs {@code body} holding the lock and releases it however the body ends; returns the body's result. */

@@ -20,9 +20,9 @@ public final class Queue<T> {
     private final int maxSize;
     private final ArrayDeque<T> items = new ArrayDeque<>();
     private final LoopBinding binding = new LoopBinding("queue");
-    private final Waiters getters = new Waiters(binding, AwaitKinds.QUEUE, "queue get");
-    private final Waiters putters = new Waiters(binding, AwaitKinds.QUEUE, "queue put");
-    private final Waiters joiners = new Waiters(binding, AwaitKinds.QUEUE, "queue join");
+    private final Waiters getters = new Waiters(binding, AwaitKinds.QUEUE, "queue get", this);
+    private final Waiters putters = new Waiters(binding, AwaitKinds.QUEUE, "queue put", this);
+    private final Waiters joiners = new Waiters(binding, AwaitKinds.QUEUE, "queue join", this);
     private int unfinishedTasks; // items put and not yet marked done with taskDone()
 
     /** An unbounded queue. */

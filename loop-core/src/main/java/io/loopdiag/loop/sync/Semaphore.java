@@ -3,6 +3,9 @@ package io.loopdiag.loop.sync;
 import io.loopdiag.protocol.AwaitKinds;
 import io.loopdiag.loop.Coroutine;
 import io.loopdiag.loop.Future;
+import io.loopdiag.loop.Task;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A counter of permits for tasks of one loop (asyncio's {@code Semaphore}): {@link #acquire()}
@@ -16,7 +19,12 @@ import io.loopdiag.loop.Future;
 public final class Semaphore {
     private static final int UNBOUNDED = -1;
 
-    private final Waiters waiters = new Waiters(new LoopBinding("semaphore"), AwaitKinds.SEMAPHORE, "semaphore acquire");
+    private final Waiters waiters = new Waiters(new LoopBinding("semaphore"), AwaitKinds.SEMAPHORE, "semaphore acquire", this);
+    /**
+     * The tasks holding permits, in the order they took them. A permit has no owner (any task may
+     * release one), so a release by a task that holds none takes the oldest holder off.
+     */
+    private final ArrayList<Task<?>> holders = new ArrayList<>();
     private final int bound; // the most permits there may be, or UNBOUNDED
     // Invariant: tasks wait only while available == 0, since release hands permits to waiters first.
     private int available;
@@ -61,9 +69,18 @@ public final class Semaphore {
     public void acquire() throws Exception {
         if (available > 0) {
             available--;
+            held();
             return;
         }
-        waiters.awaitHandOff(this::release);
+        waiters.awaitHandOff(this::giveBack); // a permit handed over to a task cancelled since goes on
+        held();
+    }
+
+    private void held() {
+        Task<?> task = Task.current();
+        if (task != null) {
+            holders.add(task);
+        }
     }
 
     /**
@@ -75,6 +92,14 @@ public final class Semaphore {
         if (bound != UNBOUNDED && available >= bound) {
             throw new IllegalStateException("bounded semaphore released more times than acquired (" + bound + " permits)");
         }
+        if (!holders.remove(Task.current()) && !holders.isEmpty()) {
+            holders.remove(0);
+        }
+        giveBack();
+    }
+
+    /** A permit comes back: to the longest-waiting task if there is one, else to the count. */
+    private void giveBack() {
         if (!waiters.wakeFirst()) {
             available++;
         }
@@ -87,6 +112,18 @@ public final class Semaphore {
             return body.call();
         } finally {
             release();
+        }
+    }
+
+    /**
+     * The tasks that hold a permit, oldest first, as far as the semaphore can tell (see above).
+     * Any thread: a copy, which may miss a permit taken or given back meanwhile.
+     */
+    public List<Task<?>> holders() {
+        try {
+            return List.copyOf(holders);
+        } catch (RuntimeException moving) { // changed under the copy: the next dump sees it
+            return List.of();
         }
     }
 

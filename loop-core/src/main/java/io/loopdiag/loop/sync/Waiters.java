@@ -13,13 +13,18 @@ final class Waiters {
     private final LoopBinding binding;
     private final String kind;
     private final String label;
+    private final Object subject;
     private final ArrayDeque<Future<Void>> futures = new ArrayDeque<>();
 
-    /** Waiters whose futures dumps show as waiting on a {@code kind} thing, doing {@code label}. */
-    Waiters(LoopBinding binding, String kind, String label) {
+    /**
+     * Waiters whose futures dumps show as waiting on a {@code kind} thing, doing {@code label}, on
+     * {@code subject} (the primitive, which a dump asks who holds it), or null.
+     */
+    Waiters(LoopBinding binding, String kind, String label, Object subject) {
         this.binding = binding;
         this.kind = kind;
         this.label = label;
+        this.subject = subject;
     }
 
     /** Throws unless the caller may use the primitive's loop now (see {@link LoopBinding#checkThread}). */
@@ -29,7 +34,7 @@ final class Waiters {
 
     /** A new pending future at the back of the FIFO, on the calling task's loop. */
     Future<Void> add() {
-        Future<Void> waiter = new Future<>(binding.loopOfCurrentTask(label), kind, label);
+        Future<Void> waiter = new Future<>(binding.loopOfCurrentTask(label), kind, label, subject);
         futures.add(waiter);
         return waiter;
     }

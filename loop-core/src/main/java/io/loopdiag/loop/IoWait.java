@@ -1,0 +1,19 @@
+package io.loopdiag.loop;
+
+/**
+ * What a task waiting for I/O waits on, as dumps show it ({@link Future}'s await subject): the
+ * direction ({@code read}, {@code write}, {@code accept}, {@code connect}, {@code drain},
+ * {@code close}) and the channel, by its peer's address (or its own, for a server).
+ */
+public record IoWait(String direction, String channel) {
+    /** {@code read /127.0.0.1:8080}: how a dump's description says it. */
+    @Override
+    public String toString() {
+        return direction + " " + channel;
+    }
+
+    /** A pending future on {@code loop} whose awaiters wait for this I/O. */
+    public <T> Future<T> future(EventLoop loop) {
+        return new Future<>(loop, io.loopdiag.protocol.AwaitKinds.IO, toString(), this);
+    }
+}

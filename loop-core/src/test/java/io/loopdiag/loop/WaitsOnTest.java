@@ -1,0 +1,191 @@
+package io.loopdiag.loop;
+
+import static io.loopdiag.loop.Async.await;
+import static io.loopdiag.loop.Async.createTask;
+import static io.loopdiag.loop.Async.gather;
+import static io.loopdiag.loop.Async.shield;
+import static io.loopdiag.loop.Async.sleep;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.loopdiag.loop.net.Server;
+import io.loopdiag.loop.net.Streams;
+import io.loopdiag.loop.sync.Condition;
+import io.loopdiag.loop.sync.Lock;
+import io.loopdiag.loop.sync.Queue;
+import io.loopdiag.loop.sync.Semaphore;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What a snapshot says a task waits on, for every relation a dump follows: the tasks behind a
+ * gather, a task group, a shield, a lock, a semaphore and a condition; the worker thread of
+ * {@code toThread} with its live stack; a queue's size; the direction and channel of I/O.
+ */
+@Timeout(20)
+class WaitsOnTest {
+    private final EventLoop loop = new EventLoop("waits", LoopClock.SYSTEM);
+    private LoopSnapshot snapshot;
+
+    @AfterEach
+    void close() {
+        if (!loop.isRunning()) {
+            loop.close();
+        }
+    }
+
+    /**
+     * Runs {@code setup} in the main task, which then waits in a worker thread (the worker relation)
+     * while this test takes the snapshot; afterwards every task left is cancelled.
+     */
+    private void snapshotAfter(Coroutine.Body<Void> setup) throws Exception {
+        CountDownLatch ready = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread runner = new Thread(() -> {
+            try {
+                loop.runUntilComplete(loop.createTask("main", () -> {
+                    setup.call();
+                    sleep(Duration.ofMillis(20)); // every task reaches its wait
+                    Async.toThread(() -> waitInWorker(ready, release));
+                    for (Task<?> task : loop.allTasks()) {
+                        if (task != Task.current()) {
+                            task.cancel();
+                        }
+                    }
+                    return null;
+                }));
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        runner.start();
+        ready.await();
+        snapshot = loop.snapshot(true);
+        release.countDown();
+        runner.join();
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+    }
+
+    private static Void waitInWorker(CountDownLatch ready, CountDownLatch release) throws InterruptedException {
+        ready.countDown();
+        release.await();
+        return null;
+    }
+
+    private static Void sleepForAnHour() throws Exception {
+        sleep(Duration.ofHours(1));
+        return null;
+    }
+
+    private LoopSnapshot.TaskSnapshot task(String name) {
+        return snapshot.tasks().stream().filter(t -> t.name().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no task " + name + " in " + snapshot.tasks()));
+    }
+
+    private long id(String name) {
+        return task(name).id();
+    }
+
+    private LoopSnapshot.Awaiting awaiting(String name) {
+        LoopSnapshot.Awaiting awaiting = task(name).awaiting();
+        assertNotNull(awaiting, name + " waits for nothing");
+        return awaiting;
+    }
+
+    @Test
+    void aGatherAGroupAndAShieldWaitOnTheTasksBehindThem() throws Exception {
+        snapshotAfter(() -> {
+            Task<Void> a = createTask("a", WaitsOnTest::sleepForAnHour);
+            Task<Void> b = createTask("b", WaitsOnTest::sleepForAnHour);
+            Future<Void> timer = loop.createFuture();
+            createTask("gatherer", () -> await(gather(a, b, timer)));
+            createTask("grouper", () -> TaskGroup.run(group -> {
+                group.createTask("child", WaitsOnTest::sleepForAnHour);
+                return null;
+            }));
+            Task<Void> inner = createTask("inner", WaitsOnTest::sleepForAnHour);
+            createTask("shielder", () -> await(shield(inner)));
+            createTask("nested", () -> await(shield(gather(a, inner))));
+            createTask("joiner", () -> await(a));
+            return null;
+        });
+        assertEquals("gather", awaiting("gatherer").kind());
+        assertEquals(List.of(id("a"), id("b")), awaiting("gatherer").waitsOn(), "the tasks among the gathered futures");
+        assertEquals("group", awaiting("grouper").kind());
+        assertEquals(List.of(id("child")), awaiting("grouper").waitsOn());
+        assertEquals("shield", awaiting("shielder").kind());
+        assertEquals(List.of(id("inner")), awaiting("shielder").waitsOn());
+        assertEquals(List.of(id("a"), id("inner")), awaiting("nested").waitsOn(), "through a shield of a gather");
+        assertEquals(List.of(id("a")), awaiting("joiner").waitsOn());
+        assertEquals(id("a"), awaiting("joiner").taskId());
+        assertEquals(List.of(), awaiting("a").waitsOn(), "a timer: no task ends it");
+    }
+
+    @Test
+    void aLockASemaphoreAndAConditionWaitOnTheirHolders() throws Exception {
+        Lock lock = new Lock();
+        Semaphore semaphore = new Semaphore(2);
+        Condition condition = new Condition();
+        snapshotAfter(() -> {
+            createTask("holder", () -> lock.withLock(WaitsOnTest::sleepForAnHour));
+            createTask("permit-1", () -> semaphore.withPermit(WaitsOnTest::sleepForAnHour));
+            createTask("permit-2", () -> semaphore.withPermit(WaitsOnTest::sleepForAnHour));
+            createTask("notified", () -> condition.withLock(() -> {
+                condition.waitSignal();
+                return null;
+            }));
+            sleep(Duration.ofMillis(5)); // the holders hold, the condition's waiter waits
+            createTask("locker", () -> lock.withLock(() -> null));
+            createTask("permit-3", () -> semaphore.withPermit(() -> null));
+            createTask("notifier", () -> condition.withLock(WaitsOnTest::sleepForAnHour));
+            return null;
+        });
+        assertEquals("lock", awaiting("locker").kind());
+        assertEquals(List.of(id("holder")), awaiting("locker").waitsOn());
+        assertEquals("semaphore", awaiting("permit-3").kind());
+        assertEquals(List.of(id("permit-1"), id("permit-2")), awaiting("permit-3").waitsOn());
+        assertEquals("condition", awaiting("notified").kind());
+        assertEquals(List.of(id("notifier")), awaiting("notified").waitsOn(), "the task holding the condition's lock now");
+    }
+
+    @Test
+    void aWorkerAQueueAndIoSayWhoWhatAndWhere() throws Exception {
+        Queue<String> queue = new Queue<>();
+        snapshotAfter(() -> {
+            createTask("getter", queue::get);
+            createTask("reader", () -> {
+                Server server = Streams.startServer((reader, writer) -> sleepForAnHour(), "127.0.0.1", 0);
+                return Streams.openConnection("127.0.0.1", server.port()).reader().read(1);
+            });
+            return null;
+        });
+        assertEquals("queue", awaiting("getter").kind());
+        assertEquals(0, awaiting("getter").size());
+        assertEquals(List.of(), awaiting("getter").waitsOn());
+
+        LoopSnapshot.Awaiting io = awaiting("reader");
+        assertEquals("io", io.kind());
+        assertEquals("read", io.io().direction());
+        assertTrue(io.io().channel().startsWith("/127.0.0.1:"), io.io().channel());
+        assertEquals(io.io().toString(), io.description());
+
+        LoopSnapshot.Awaiting worker = awaiting("main");
+        assertEquals("worker", worker.kind());
+        assertNotNull(worker.worker(), "the worker thread running the call");
+        assertTrue(worker.worker().name().startsWith("loopdiag-worker-waits-"), worker.worker().name());
+        assertEquals("WAITING", worker.worker().state());
+        assertTrue(worker.worker().stack().stream().anyMatch(frame -> frame.getMethodName().equals("waitInWorker")),
+                "its live stack: " + worker.worker().stack());
+        assertNull(awaiting("getter").worker());
+    }
+}
