@@ -184,13 +184,11 @@ final class Dump {
             if (awaiting.deadlineNanos() >= 0) {
                 json.writeNumberField(Fields.DUE_IN_MILLIS, millis(awaiting.deadlineNanos() - now));
             }
-            if (!awaiting.waitsOn().isEmpty()) {
-                json.writeArrayFieldStart(Fields.WAITS_ON);
-                for (long id : awaiting.waitsOn()) {
-                    json.writeNumber(id);
-                }
-                json.writeEndArray();
+            json.writeArrayFieldStart(Fields.WAITS_ON);
+            for (long id : awaiting.waitsOn()) {
+                json.writeNumber(id);
             }
+            json.writeEndArray();
             if (awaiting.worker() != null) {
                 json.writeObjectFieldStart(Fields.WORKER);
                 json.writeStringField(Fields.NAME, awaiting.worker().name());

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.LoopKinds;
+import io.loopdiag.protocol.Schemas;
 import io.loopdiag.protocol.States;
 import io.loopdiag.protocol.Text;
 import java.io.IOException;
@@ -16,6 +17,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
@@ -33,9 +35,12 @@ final class DumpCommand implements Callable<Integer> {
     @Mixin
     TargetOptions target;
 
+    @Option(names = "--json", description = "print the dump as the agent wrote it, as JSON (schema " + Schemas.DUMP + ")")
+    boolean json;
+
     @Override
     public Integer call() throws Exception {
-        return Verbs.stream(spec, target, DumpCommand::print);
+        return Verbs.stream(spec, target, json, DumpCommand::print);
     }
 
     /**

@@ -20,6 +20,15 @@ final class Json {
         return Mapper.INSTANCE;
     }
 
+    /** Prints {@code document} indented, then a line break: what every verb's {@code --json} writes of its own. */
+    static void print(com.fasterxml.jackson.databind.JsonNode document, java.io.PrintWriter out) {
+        try {
+            out.println(mapper().writerWithDefaultPrettyPrinter().writeValueAsString(document));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("a tree made here cannot fail to print", e);
+        }
+    }
+
     private static final class Mapper {
         static final ObjectMapper INSTANCE = new ObjectMapper();
     }

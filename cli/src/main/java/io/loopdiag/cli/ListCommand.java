@@ -52,7 +52,7 @@ final class ListCommand implements Callable<Integer> {
             describe(row);
         }
         if (json) {
-            out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root));
+            Json.print(root, out);
             return ExitCodes.OK;
         }
         print(rows, out);
@@ -68,13 +68,13 @@ final class ListCommand implements Callable<Integer> {
         for (JsonNode row : rows) {
             out.printf(ROW, row.path(Fields.PID).asLong(), row.path(Fields.AGENT).asText("-"),
                     row.has(Fields.LOOPS) ? row.path(Fields.LOOPS).asInt() : "-", row.has(Fields.TASKS) ? row.path(Fields.TASKS).asInt() : "-",
-                    Views.fit(Text.printable(row.path(Fields.MAIN).asText()), Views.WIDTH - 40));
+                    Views.fit(Text.printable(row.path(Fields.MAIN).asText()), Terminal.WIDTH - 40));
             JsonNode byKind = row.path(Fields.LOOPS_BY_KIND);
             if (byKind.properties().stream().anyMatch(kind -> LoopKinds.isForeign(kind.getKey()))) {
                 StringBuilder kinds = new StringBuilder();
                 byKind.properties().forEach(kind -> kinds.append(kinds.isEmpty() ? "" : ", ")
                         .append(kind.getValue().asInt()).append(' ').append(Text.printable(kind.getKey())));
-                out.println(Views.fit(UNDER_AGENT + "loops: " + kinds, Views.WIDTH));
+                out.println(Views.fit(UNDER_AGENT + "loops: " + kinds, Terminal.WIDTH));
             }
         }
     }

@@ -19,7 +19,7 @@ final class Verbs {
     private Verbs() {
     }
 
-    /** Dumps the target and prints it with {@code view} (or as JSON); returns the exit code. */
+    /** Dumps the target and prints it with {@code view}; returns the exit code. */
     static int run(CommandSpec spec, TargetOptions options, BiConsumer<JsonNode, PrintWriter> view) throws Exception {
         return runWith(spec, options, (dump, out) -> {
             view.accept(dump, out);
@@ -29,15 +29,15 @@ final class Verbs {
 
     /** Like {@link #run}, for a view that decides the exit code (pstree: 1 when it finds a cycle). */
     static int runWith(CommandSpec spec, TargetOptions options, View view) throws Exception {
-        return stream(spec, options, (parser, out) -> view.print(readTree(parser, options.pid), out));
+        return stream(spec, options, false, (parser, out) -> view.print(readTree(parser, options.pid), out));
     }
 
     /**
      * Dumps the target and gives {@code view} the dump as it arrives, its parser on the first
-     * loop; with {@code --json}, prints the dump as the agent wrote it instead. A dump cut short
+     * loop; with {@code rawJson}, prints the dump as the agent wrote it instead. A dump cut short
      * (the JVM died during it) fails after what was printed, with one line; returns the exit code.
      */
-    static int stream(CommandSpec spec, TargetOptions options, StreamedView view) throws Exception {
+    static int stream(CommandSpec spec, TargetOptions options, boolean rawJson, StreamedView view) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         try {
             ControlClient target = new ControlClient(Jvm.of(options.pid));
@@ -45,12 +45,12 @@ final class Verbs {
                 // --json passes the dump on as the agent wrote it, bytes to bytes, held until it is
                 // known to be one (a dump of 100,000 tasks is tens of megabytes: neither kept nor
                 // decoded nor turned into a tree), and parsed on the way to find one cut short.
-                CopyingStream copy = new CopyingStream(answer, options.json);
-                try (JsonParser parser = options.json ? Json.STREAMS.createParser(copy) : Json.mapper().createParser(copy)) {
+                CopyingStream copy = new CopyingStream(answer, rawJson);
+                try (JsonParser parser = rawJson ? Json.STREAMS.createParser(copy) : Json.mapper().createParser(copy)) {
                     if (!toFirstLoop(parser, target)) {
                         return NO_LOOP;
                     }
-                    if (!options.json) {
+                    if (!rawJson) {
                         return view.print(parser, out);
                     }
                     out.flush();

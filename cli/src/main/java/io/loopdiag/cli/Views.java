@@ -1,6 +1,7 @@
 package io.loopdiag.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.loopdiag.protocol.AwaitKinds;
 import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.Frame;
 import io.loopdiag.protocol.LoopKinds;
@@ -9,9 +10,6 @@ import java.util.List;
 
 /** Small pieces of the human views of a dump, shared by ps, pstree and dump. */
 final class Views {
-    /** The width the views fit: an 100-column terminal. */
-    static final int WIDTH = 100;
-
     private Views() {
     }
 
@@ -49,17 +47,36 @@ final class Views {
         return frame == null ? "" : frame.text();
     }
 
-    /** What a task awaits, in a few words: {@code task #3 'fetch'}, {@code lock Lock[...]}, {@code timer (due in 4.0 s)}. */
+    /**
+     * What a task awaits, in a few words: {@code task #3}, {@code lock held by #7}, {@code gather of
+     * 2: #5, #6}, {@code timer sleep PT1S (due in 400 ms)}, {@code worker 'pool-1' (RUNNABLE)},
+     * {@code queue get (size 0)}; {@code -} for nothing.
+     */
     static String awaiting(JsonNode task) {
         JsonNode awaiting = task.path(Fields.AWAITING);
         if (awaiting.isMissingNode() || awaiting.isNull()) {
             return "-";
         }
         String kind = awaiting.path(Fields.KIND).asText();
-        String text = awaiting.has(Fields.TASK_ID) ? "task #" + awaiting.path(Fields.TASK_ID).asLong()
-                : kind + " " + awaiting.path(Fields.DESCRIPTION).asText();
+        // A dump of an agent that did not follow waits (no waitsOn) says only what the wait is.
+        String followed = awaiting.has(Fields.WAITS_ON) || kind.equals(AwaitKinds.TASK) ? kind : "";
+        String ids = AwaitGraph.waitsOn(task).stream().map(id -> "#" + id).collect(java.util.stream.Collectors.joining(", "));
+        String text = switch (followed) {
+            case AwaitKinds.TASK -> "task " + ids;
+            case AwaitKinds.LOCK, AwaitKinds.SEMAPHORE -> kind + (ids.isEmpty() ? " (being handed over)" : " held by " + ids);
+            case AwaitKinds.CONDITION -> kind + (ids.isEmpty() ? "" : " (lock held by " + ids + ")");
+            case AwaitKinds.GATHER, AwaitKinds.GROUP, AwaitKinds.SHIELD -> kind + (ids.isEmpty() ? "" : " of " + ids);
+            case AwaitKinds.WORKER -> awaiting.path(Fields.WORKER).isObject()
+                    ? "worker '" + awaiting.path(Fields.WORKER).path(Fields.NAME).asText() + "' ("
+                            + awaiting.path(Fields.WORKER).path(Fields.STATE).asText() + ")"
+                    : "worker (queued)";
+            default -> kind + " " + awaiting.path(Fields.DESCRIPTION).asText();
+        };
         if (awaiting.has(Fields.DUE_IN_MILLIS)) {
             text += " (due in " + duration(awaiting.path(Fields.DUE_IN_MILLIS).asLong()) + ")";
+        }
+        if (awaiting.has(Fields.SIZE)) {
+            text += " (size " + awaiting.path(Fields.SIZE).asLong() + ")";
         }
         return text;
     }

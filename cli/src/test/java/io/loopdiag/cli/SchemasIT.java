@@ -52,6 +52,8 @@ class SchemasIT {
     private static final String DUMP = ID_PREFIX + "loopdiag-dump-1";
     private static final String LIST = ID_PREFIX + "loopdiag-list-1";
     private static final String BASELINE = ID_PREFIX + "loopdiag-baseline-1";
+    private static final String PS = ID_PREFIX + "loopdiag-ps-1";
+    private static final String PSTREE = ID_PREFIX + "loopdiag-pstree-1";
     private static final String FINDINGS = ID_PREFIX + "loopdiag-findings-1";
     private static final String META_SCHEMA = "https://json-schema.org/draft/2020-12/schema";
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -75,7 +77,7 @@ class SchemasIT {
 
     @Test
     void everySchemaIsAValidDraft202012SchemaThatClosesEveryObjectAndDescribesEveryProperty() {
-        assertEquals(Set.of(REPORT, DUMP, LIST, BASELINE, FINDINGS), FILES.keySet(), "the schema files");
+        assertEquals(Set.of(REPORT, DUMP, LIST, BASELINE, FINDINGS, PS, PSTREE), FILES.keySet(), "the schema files");
         Schema meta = REGISTRY.getSchema(SchemaLocation.of(META_SCHEMA));
         List<String> problems = new ArrayList<>();
         FILES.forEach((id, file) -> {
@@ -113,6 +115,8 @@ class SchemasIT {
         assertEquals(Schemas.DUMP, FILES.get(DUMP).at("/properties/schema/const").asText());
         assertEquals(Schemas.LIST, FILES.get(LIST).at("/properties/schema/const").asText());
         assertEquals(Schemas.BASELINE, FILES.get(BASELINE).at("/properties/schema/const").asText());
+        assertEquals(Schemas.PS, FILES.get(PS).at("/properties/schema/const").asText());
+        assertEquals(Schemas.PSTREE, FILES.get(PSTREE).at("/properties/schema/const").asText());
     }
 
     @Test
@@ -162,6 +166,21 @@ class SchemasIT {
         assertTrue(loop.path("running").isObject(), "the loop is stuck in a callback");
         assertTrue(hasAwaiting(loop, "lock") && hasAwaiting(loop, "timer"), "the requests await the lock, main its sleep: " + loop.path("tasks"));
         assertTrue(dumped.path("findings").path("summary").has("blocking-call"), dumped.path("findings").toString());
+
+        Jvms.Run ps = jvms.cli("ps", "--json", service.pidText());
+        assertEquals(0, ps.exitCode(), ps.err());
+        JsonNode rows = JSON.readTree(ps.out());
+        assertValid(PS, rows, "ps --json");
+        assertEquals(102, rows.path("tasks").size(), rows.toString());
+        assertEquals("lock held by #3", rows.path("tasks").get(2).path("awaits").asText(), rows.path("tasks").get(2).toString());
+
+        Jvms.Run tree = jvms.cli("pstree", "--json", service.pidText());
+        assertEquals(0, tree.exitCode(), "no cycle: " + tree.out() + tree.err());
+        JsonNode graph = JSON.readTree(tree.out());
+        assertValid(PSTREE, graph, "pstree --json");
+        JsonNode edges = graph.path("loops").get(0).path("edges");
+        assertEquals(100, edges.size(), "each request waits on the lock's holder: " + edges);
+        assertEquals("{\"from\":4,\"to\":3,\"relation\":\"lock\"}", edges.get(0).toString());
 
         JsonNode info = JSON.readTree(Jvms.ask(service.pid(), "info"));
         assertValid(DUMP, info, "the answer to info");

@@ -42,9 +42,16 @@ class VerbsIT {
         assertEquals(0, ps.exitCode(), ps.err());
         List<String> waiting = ps.out().lines().filter(l -> l.contains(" request-") && l.contains(" lock ")).toList();
         assertEquals(100, waiting.size(), ps.out());
-        assertTrue(ps.out().lines().allMatch(l -> l.length() <= Views.WIDTH), "fits 100 columns:\n" + ps.out());
+        assertTrue(ps.out().lines().anyMatch(l -> l.matches("stuck-service +3 refresh-cache +running .*")),
+                "to a pipe, every name whole:\n" + ps.out());
         assertTrue(ps.out().matches("(?s).*loop 'stuck-service' has been running for [^:]+: step of Task\\[refresh-cache #3, running].*"), ps.out());
         assertTrue(ps.out().contains("StuckService.fetchConfigBlocking(StuckService.java:"), ps.out());
+
+        Jvms.Run tree = cli("pstree", pid);
+        assertEquals(0, tree.exitCode(), tree.err());
+        assertTrue(tree.out().contains("└── 100 tasks 'request-0'..'request-99' wait for lock held by 'refresh-cache' #3 [#4..#103, suspended, "),
+                "the hundred waiters are one line, not a hundred roots:\n" + tree.out());
+        assertTrue(tree.out().matches("(?s).*\n    └── \\(T\\) 'refresh-cache' #3 \\[running]\n.*"), "the holder under them:\n" + tree.out());
 
         Jvms.Run dump = cli("dump", pid);
         assertEquals(0, dump.exitCode(), dump.err());
@@ -88,7 +95,7 @@ class VerbsIT {
         assertTrue(tree.out().contains("(T) 'main' #1"), tree.out());
         assertTrue(tree.out().contains("(T) 'heartbeat' #4"), "the rest of the tree:\n" + tree.out());
         assertTrue(tree.out().contains("at io.loopdiag.apps.AwaitDeadlock.auditLedger(AwaitDeadlock.java:"), tree.out());
-        assertTrue(tree.out().lines().allMatch(l -> l.length() <= Views.WIDTH), "fits 100 columns:\n" + tree.out());
+        assertTrue(tree.out().lines().allMatch(l -> l.length() <= Terminal.WIDTH), "fits 100 columns:\n" + tree.out());
     }
 
     @Test

@@ -64,9 +64,9 @@ class ViewsTest {
                 │   └── awaits timer sleep PT24H (due in 23 h 59 min)
                 ├── (T) 'refresh-cache' #3 [running]
                 │     at app//io.loopdiag.apps.StuckService.fetchConfigBlocking(StuckService.java:62)
-                └── (T) 'request-0' #4 [suspended, 1.6 s]
-                      at app//io.loopdiag.apps.StuckService.lambda$main$3(StuckService.java:39)
-                    └── awaits lock lock acquire
+                ├── (T) 'request-0' #4 [suspended, 1.6 s]
+                │     at app//io.loopdiag.apps.StuckService.lambda$main$3(StuckService.java:39)
+                │   └── awaits lock lock acquire
                 └── (T) 'ledger' #5 [suspended, 128 ms]
                       at app//io.loopdiag.apps.AwaitDeadlock.settleLedger(AwaitDeadlock.java:47)
                     └── (T) 'audit' #6 [suspended, 127 ms]
@@ -322,7 +322,7 @@ class ViewsTest {
             assertTrue(view.replace("\n", "").codePoints().noneMatch(c -> Character.isISOControl(c) || c == 0x202e), view);
         }
         for (String view : java.util.List.of(ps(json, PsCommand.Order.id), pstree(json), list(rows(json)))) {
-            assertTrue(view.lines().allMatch(line -> line.length() <= Views.WIDTH), "fits " + Views.WIDTH + " columns:\n" + view);
+            assertTrue(view.lines().allMatch(line -> line.length() <= Terminal.WIDTH), "fits " + Terminal.WIDTH + " columns:\n" + view);
         }
         assertTrue(ps(json, PsCommand.Order.id).contains("\nevil\\u001b[2…-long-2-1 \uD83D\uDE00 netty   running   4.1 s I/O of handler 'evil\\u0… Evil.java:1 run\n"),
                 "the start and the end of the name, the frame past Netty's: " + ps(json, PsCommand.Order.id));
@@ -367,14 +367,14 @@ class ViewsTest {
 
     private static String ps(String json, PsCommand.Order order) {
         StringWriter out = new StringWriter();
-        PsCommand.print(tree(json), order, new PrintWriter(out, true));
+        PsCommand.print(tree(json), order, new PrintWriter(out, true), Terminal.WIDTH);
         return out.toString();
     }
 
     /** The tree, then {@code exit N}. */
     private static String pstree(String json) {
         StringWriter out = new StringWriter();
-        int code = PsTreeCommand.print(tree(json), new PrintWriter(out, true));
+        int code = PsTreeCommand.print(tree(json), new PrintWriter(out, true), Terminal.WIDTH);
         return out + "exit " + code + "\n";
     }
 

@@ -91,7 +91,8 @@ public final class Fields {
     /**
      * The ids of the tasks a wait is on: the awaited task, a gather's or a task group's running
      * children, a shield's inner task, a lock's holder, a semaphore's holders, a condition's lock
-     * holder. Absent when no task can end the wait (a timer, I/O, an event, a worker).
+     * holder. Empty when no task can end the wait (a timer, I/O, an event, a worker); absent in a
+     * dump of an agent older than this field.
      */
     public static final String WAITS_ON = "waitsOn";
     /** The thread running the work a task awaits off the loop: its {@link #NAME}, {@link #ID}, {@link #STATE}, {@link #STACK}. */
@@ -103,6 +104,19 @@ public final class Fields {
     /** A wait for I/O: the channel, by its peer's address (a server's own). */
     public static final String CHANNEL = "channel";
     public static final String SUSPENDED_MILLIS = "suspendedMillis";
+
+    // ---- ps and pstree (loopdiag-ps/1, loopdiag-pstree/1) ---------------------------------------------
+    /** What a task awaits, in the words of ps's AWAITS column. */
+    public static final String AWAITS = "awaits";
+    /** pstree's wait-for graph: its tasks, its edges ({@link #FROM}, {@link #TO}, {@link #RELATION}), its cycles. */
+    public static final String NODES = "nodes";
+    public static final String EDGES = "edges";
+    public static final String FROM = "from";
+    public static final String TO = "to";
+    /** What an edge's wait is ({@link AwaitKinds}): {@code task}, {@code gather}, {@code group}, {@code lock}... */
+    public static final String RELATION = "relation";
+    /** The cycles of a wait-for graph: each the ids of its tasks in the order they wait on each other. */
+    public static final String CYCLES = "cycles";
 
     // ---- the list (loopdiag-list/1) ----------------------------------------------------------------
     public static final String JVMS = "jvms";

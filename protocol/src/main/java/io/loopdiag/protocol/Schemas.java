@@ -9,6 +9,10 @@ public final class Schemas {
     public static final String REPORT = "loopdiag-report/1";
     /** The agent's answer to {@link Control#DUMP} and {@link Control#INFO}; {@code loopdiag dump --json}. */
     public static final String DUMP = "loopdiag-dump/1";
+    /** {@code loopdiag ps --json}: a row per task and per loop. */
+    public static final String PS = "loopdiag-ps/1";
+    /** {@code loopdiag pstree --json}: per loop, the tasks, who waits on whom, and the cycles. */
+    public static final String PSTREE = "loopdiag-pstree/1";
     /** {@code loopdiag list --json}. */
     public static final String LIST = "loopdiag-list/1";
     /** {@code loopdiag check --write-baseline}. */

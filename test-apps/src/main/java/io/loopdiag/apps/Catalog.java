@@ -33,6 +33,7 @@ final class Catalog {
         Main.add(HostileNames.NAME, HostileNames.DESCRIPTION, HostileNames::main);
         Main.add(StuckService.NAME, StuckService.DESCRIPTION, StuckService::main);
         Main.add(AwaitDeadlock.NAME, AwaitDeadlock.DESCRIPTION, AwaitDeadlock::main);
+        Main.add(WaitGraph.NAME, WaitGraph.DESCRIPTION, WaitGraph::main);
         Main.add(NoLoop.NAME, NoLoop.DESCRIPTION, NoLoop::main);
         Main.add(ManyTasks.NAME, ManyTasks.DESCRIPTION, ManyTasks::main);
         Main.add(SoakServer.NAME, SoakServer.DESCRIPTION, SoakServer::main);
