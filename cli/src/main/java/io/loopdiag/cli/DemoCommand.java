@@ -20,7 +20,7 @@ import picocli.CommandLine.Spec;
  * The README's main job: starts the test-apps {@code stuck-service} with the agent, a service
  * whose loop a blocking call freezes with 100 requests waiting behind it; shows the agent's
  * detections as they happen (the service's stderr, marked {@code |}); then looks into the live
- * process by its pid as a user would, with {@code ps}, {@code pstree} and {@code dump}; stops it
+ * process by its pid as a user would, with {@code hang}, {@code ps}, {@code dump} and {@code pstree}; stops it
  * and shows what the agent reports at exit.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
@@ -73,16 +73,19 @@ final class DemoCommand implements Callable<Integer> {
             String pid = Long.toString(service.pid());
             synchronized (out) {
                 out.println();
-                out.println("== 2. Every request times out, the CPU idles. Which task waits on what? loopdiag ps " + pid);
+                out.println("== 2. Every request times out, the CPU idles. What is stuck, and on what? loopdiag hang --interval 1s " + pid);
+                printHead(out, verb("hang", "--interval", "1s", pid), 14);
+                out.println();
+                out.println("== 3. Which task waits on what? loopdiag ps " + pid);
                 printHead(out, verb("ps", "--sort", "waited", pid), PS_ROWS_SHOWN + 1);
                 out.println();
-                out.println("== 3. Why is nobody progressing? The loop is inside one callback: loopdiag dump " + pid + " (start)");
+                out.println("== 4. The loop is inside one callback, at which line? loopdiag dump " + pid + " (start)");
                 printHead(out, verb("dump", pid), 16);
                 out.println();
-                out.println("== 4. The await tree: loopdiag pstree " + pid + " (start)");
+                out.println("== 5. Who waits on whom: loopdiag pstree " + pid);
                 printHead(out, verb("pstree", pid), 8);
                 out.println();
-                out.println("== 5. Stopping the service; at exit the agent reports what nobody retrieved:");
+                out.println("== 6. Stopping the service; at exit the agent reports what nobody retrieved:");
                 out.flush();
             }
         } finally {

@@ -9,13 +9,13 @@ import picocli.CommandLine;
 @Command(name = "loopdiag", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         header = "Finds what makes an event loop slow or stuck.",
         subcommands = {ListCommand.class, AttachCommand.class, PsCommand.class, PsTreeCommand.class, DumpCommand.class,
-            CheckCommand.class, RunCommand.class, DemoCommand.class},
+            HangCommand.class, CheckCommand.class, RunCommand.class, DemoCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:ok",
-            "1:findings (pstree: an await cycle; check, run: a new finding of a failing kind), or the operation failed"
+            "1:findings (pstree: a wait cycle; hang: something stuck; check, run: a new finding of a failing kind), or the operation failed"
                     + " (no such process, not a JVM, another user's JVM, no agent or no loop in it, the JVM exited)",
-            "2:usage: unknown verb or option, bad argument, a report that cannot be read",
+            "2:usage: unknown verb or option, bad argument, a report that cannot be read, no report (check, run)",
             "*:run: the command's own exit code when the command fails"},
         footer = "%nEach verb has --help.")
 public final class Main implements java.util.concurrent.Callable<Integer> {

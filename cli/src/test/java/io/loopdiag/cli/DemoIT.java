@@ -32,6 +32,8 @@ class DemoIT {
         assertTrue(output.matches("(?s).*loopdiag ps \\d+.*request-\\d+ .*"), output);
         assertTrue(output.contains("at io.loopdiag.apps.StuckService.fetchConfigBlocking(StuckService.java:"), output);
         assertTrue(output.contains("(T) 'main' #1"), output);
+        assertTrue(output.contains("   stuck: loop 'stuck-service' #1 has been held in one unit of work for "), "hang, first:\n" + output);
+        assertTrue(output.contains("wait for lock held by 'refresh-cache' #3"), "pstree's grouped requests:\n" + output);
         assertTrue(output.contains("Done."), output);
     }
 }

@@ -54,6 +54,7 @@ class SchemasIT {
     private static final String BASELINE = ID_PREFIX + "loopdiag-baseline-1";
     private static final String PS = ID_PREFIX + "loopdiag-ps-1";
     private static final String PSTREE = ID_PREFIX + "loopdiag-pstree-1";
+    private static final String HANG = ID_PREFIX + "loopdiag-hang-1";
     private static final String FINDINGS = ID_PREFIX + "loopdiag-findings-1";
     private static final String META_SCHEMA = "https://json-schema.org/draft/2020-12/schema";
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -77,7 +78,7 @@ class SchemasIT {
 
     @Test
     void everySchemaIsAValidDraft202012SchemaThatClosesEveryObjectAndDescribesEveryProperty() {
-        assertEquals(Set.of(REPORT, DUMP, LIST, BASELINE, FINDINGS, PS, PSTREE), FILES.keySet(), "the schema files");
+        assertEquals(Set.of(REPORT, DUMP, LIST, BASELINE, FINDINGS, PS, PSTREE, HANG), FILES.keySet(), "the schema files");
         Schema meta = REGISTRY.getSchema(SchemaLocation.of(META_SCHEMA));
         List<String> problems = new ArrayList<>();
         FILES.forEach((id, file) -> {
@@ -117,6 +118,7 @@ class SchemasIT {
         assertEquals(Schemas.BASELINE, FILES.get(BASELINE).at("/properties/schema/const").asText());
         assertEquals(Schemas.PS, FILES.get(PS).at("/properties/schema/const").asText());
         assertEquals(Schemas.PSTREE, FILES.get(PSTREE).at("/properties/schema/const").asText());
+        assertEquals(Schemas.HANG, FILES.get(HANG).at("/properties/schema/const").asText());
     }
 
     @Test
@@ -181,6 +183,12 @@ class SchemasIT {
         JsonNode edges = graph.path("loops").get(0).path("edges");
         assertEquals(100, edges.size(), "each request waits on the lock's holder: " + edges);
         assertEquals("{\"from\":4,\"to\":3,\"relation\":\"lock\"}", edges.get(0).toString());
+
+        Jvms.Run hang = jvms.cli("hang", "--json", "--samples", "2", "--interval", "100ms", service.pidText());
+        assertEquals(1, hang.exitCode(), "stuck: " + hang.out() + hang.err());
+        JsonNode verdicts = JSON.readTree(hang.out());
+        assertValid(HANG, verdicts, "hang --json");
+        assertEquals("stuck", verdicts.path("loops").get(0).path("verdict").asText(), verdicts.toString());
 
         JsonNode info = JSON.readTree(Jvms.ask(service.pid(), "info"));
         assertValid(DUMP, info, "the answer to info");

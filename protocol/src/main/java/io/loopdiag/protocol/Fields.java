@@ -118,6 +118,18 @@ public final class Fields {
     /** The cycles of a wait-for graph: each the ids of its tasks in the order they wait on each other. */
     public static final String CYCLES = "cycles";
 
+    // ---- hang (loopdiag-hang/1) --------------------------------------------------------------------
+    /** The time between two of the dumps compared. */
+    public static final String INTERVAL_MILLIS = "intervalMillis";
+    /** True when a loop or a task is stuck: the exit code 1. */
+    public static final String STUCK = "stuck";
+    /** {@code stuck}, {@code idle} or {@code moving}. */
+    public static final String VERDICT = "verdict";
+    /** Why, in words: what a loop is held in, or where a task's chain ends. */
+    public static final String REASON = "reason";
+    /** What a task waits on, step by step: each an {@link #ID}, a {@link #NAME} and the {@link #RELATION} that led there. */
+    public static final String CHAIN = "chain";
+
     // ---- the list (loopdiag-list/1) ----------------------------------------------------------------
     public static final String JVMS = "jvms";
     /** A JVM's main class or jar, as the attach mechanism names it. */

@@ -13,6 +13,8 @@ public final class Schemas {
     public static final String PS = "loopdiag-ps/1";
     /** {@code loopdiag pstree --json}: per loop, the tasks, who waits on whom, and the cycles. */
     public static final String PSTREE = "loopdiag-pstree/1";
+    /** {@code loopdiag hang --json}: what did not move across several dumps, and why. */
+    public static final String HANG = "loopdiag-hang/1";
     /** {@code loopdiag list --json}. */
     public static final String LIST = "loopdiag-list/1";
     /** {@code loopdiag check --write-baseline}. */

@@ -37,8 +37,8 @@ public final class Jvms implements AutoCloseable {
     public record Run(int exitCode, String out, String err) {
     }
 
-    /** A scenario that said it is ready; its stdout goes on. */
-    public record Scenario(Process process, BufferedReader out) {
+    /** A scenario that said it is ready, in the line {@code ready}; its stdout goes on. */
+    public record Scenario(Process process, BufferedReader out, String ready) {
         public long pid() {
             return process.pid();
         }
@@ -59,7 +59,7 @@ public final class Jvms implements AutoCloseable {
         String ready = out.readLine();
         assertTrue(ready != null && (ready.endsWith(" ready") || ready.endsWith(" spinning") || ready.startsWith("echo-server listening")),
                 scenario + " started: " + ready);
-        return new Scenario(target, out);
+        return new Scenario(target, out, ready);
     }
 
     /**
