@@ -12,7 +12,9 @@ import io.loopdiag.protocol.Text;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -38,18 +40,23 @@ final class DumpCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the dump as the agent wrote it, as JSON (schema " + Schemas.DUMP + ")")
     boolean json;
 
+    @Option(names = "--group", description = "print tasks with the same stack and the same wait once, with their count and ids"
+            + " (holds each loop's tasks, where the plain dump prints them as they come)")
+    boolean group;
+
     @Override
     public Integer call() throws Exception {
-        return Verbs.stream(spec, target, json, DumpCommand::print);
+        return Verbs.stream(spec, target, json, (parser, out) -> print(parser, out, group));
     }
 
     /**
-     * Prints each loop as it arrives, task by task: a dump of 100,000 tasks is never held whole.
-     * {@code parser} is on the first loop's START_OBJECT; returns the exit code.
+     * Prints each loop as it arrives, task by task: a dump of 100,000 tasks is never held whole,
+     * unless {@code group} asks for tasks alike together. {@code parser} is on the first loop's
+     * START_OBJECT; returns the exit code.
      */
-    static int print(JsonParser parser, PrintWriter out) throws IOException {
+    static int print(JsonParser parser, PrintWriter out, boolean group) throws IOException {
         while (parser.currentToken() == JsonToken.START_OBJECT) {
-            printLoop(parser, out);
+            printLoop(parser, out, group);
             parser.nextToken();
         }
         ObjectNode rest = Json.mapper().createObjectNode(); // what follows the loops: the findings
@@ -63,9 +70,10 @@ final class DumpCommand implements Callable<Integer> {
      * header. A loop without tasks (every foreign loop) is headed at its end, so that a field the
      * agent writes after its empty {@code tasks} still counts.
      */
-    private static void printLoop(JsonParser parser, PrintWriter out) throws IOException {
+    private static void printLoop(JsonParser parser, PrintWriter out, boolean group) throws IOException {
         ObjectNode loop = Json.mapper().createObjectNode();
         boolean headed = false;
+        Map<String, List<JsonNode>> alike = new LinkedHashMap<>();
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             String field = parser.currentName();
             parser.nextToken();
@@ -75,7 +83,12 @@ final class DumpCommand implements Callable<Integer> {
                         printHeader(loop, out);
                         headed = true;
                     }
-                    printTask(parser.readValueAsTree(), out);
+                    JsonNode task = parser.readValueAsTree();
+                    if (group) {
+                        alike.computeIfAbsent(signature(task), key -> new ArrayList<>()).add(task);
+                    } else {
+                        printTask(List.of(task), out);
+                    }
                 }
             } else {
                 loop.set(field, parser.readValueAsTree());
@@ -84,6 +97,13 @@ final class DumpCommand implements Callable<Integer> {
         if (!headed) {
             printHeader(loop, out);
         }
+        alike.values().forEach(tasks -> printTask(tasks, out));
+    }
+
+    /** What tasks alike share: their state, their wait (its timing aside) and their whole stack, as Go groups goroutines. */
+    private static String signature(JsonNode task) {
+        return task.path(Fields.STATE).asText() + "\n" + Views.awaiting(task).replaceAll(" \\(due in [^)]*\\)", "") + "\n"
+                + task.path(Fields.STACK);
     }
 
     private static void printHeader(JsonNode loop, PrintWriter out) {
@@ -166,14 +186,31 @@ final class DumpCommand implements Callable<Integer> {
         return String.join(", ", counts);
     }
 
-    private static void printTask(JsonNode task, PrintWriter out) {
+    /**
+     * A task, or several alike (their count, first and last names and ids): state, wait, stack,
+     * the worker thread's stack when it waits on one, where it (the first) was created.
+     */
+    private static void printTask(List<JsonNode> tasks, PrintWriter out) {
+        JsonNode task = tasks.get(0);
         String state = task.path(Fields.STATE).asText();
-        String since = state.equals(States.SUSPENDED) ? " " + Views.duration(task.path(Fields.SUSPENDED_MILLIS).asLong()) : "";
-        out.printf("task %s [%s%s, awaits %s]:%n", Text.printable(Views.task(task)), Text.printable(state), since,
-                Text.printable(Views.awaiting(task)));
+        long longest = tasks.stream().mapToLong(t -> t.path(Fields.SUSPENDED_MILLIS).asLong()).max().orElse(0);
+        String since = state.equals(States.SUSPENDED) ? " " + Views.duration(longest) : "";
+        String who = "task " + Views.task(task);
+        if (tasks.size() > 1) {
+            JsonNode last = tasks.get(tasks.size() - 1);
+            who = tasks.size() + " tasks '" + task.path(Fields.NAME).asText() + "'..'" + last.path(Fields.NAME).asText() + "' #"
+                    + task.path(Fields.ID).asLong() + "..#" + last.path(Fields.ID).asLong();
+        }
+        out.printf("%s [%s%s, awaits %s]:%n", Text.printable(who), Text.printable(state), since, Text.printable(Views.awaiting(task)));
         frames(out, task.path(Fields.STACK));
+        JsonNode worker = task.path(Fields.AWAITING).path(Fields.WORKER);
+        if (worker.isObject()) {
+            out.println("  worker thread '" + Text.printable(worker.path(Fields.NAME).asText()) + "' #" + worker.path(Fields.ID).asLong()
+                    + " (" + Text.printable(worker.path(Fields.STATE).asText()) + "):");
+            frames(out, worker.path(Fields.STACK));
+        }
         if (task.path(Fields.CREATED_AT).isArray()) {
-            out.println("  created at:");
+            out.println(tasks.size() > 1 ? "  the first created at:" : "  created at:");
             frames(out, task.path(Fields.CREATED_AT));
         }
         out.println();

@@ -63,6 +63,12 @@ class VerbsIT {
         assertTrue(dump.out().contains("blocking-call on loop 'stuck-service': java.util.concurrent.CompletableFuture.get"),
                 "the findings so far:\n" + dump.out());
 
+        Jvms.Run grouped = cli("dump", "--group", pid);
+        assertEquals(0, grouped.exitCode(), grouped.err());
+        assertTrue(grouped.out().matches("(?s).*\n100 tasks 'request-0'\\.\\.'request-99' #4\\.\\.#103 \\[suspended [^,]+, awaits lock held by #3]:\n"
+                + "    at io\\.loopdiag\\.loop\\.sync\\.Lock\\.withLock\\(Lock\\.java:\\d+\\)\n.*"), "one block for the hundred:\n" + grouped.out());
+        assertTrue(grouped.out().lines().noneMatch(l -> l.startsWith("task 'request-")), grouped.out());
+
         Jvms.Run json = cli("dump", "--json", pid);
         JsonNode root = new ObjectMapper().readTree(json.out());
         assertEquals("loopdiag-dump/1", root.path("schema").asText());

@@ -389,7 +389,7 @@ class ViewsTest {
             }
             assertEquals(JsonToken.START_ARRAY, parser.nextToken());
             assertEquals(JsonToken.START_OBJECT, parser.nextToken());
-            DumpCommand.print(parser, new PrintWriter(out, true));
+            DumpCommand.print(parser, new PrintWriter(out, true), false);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

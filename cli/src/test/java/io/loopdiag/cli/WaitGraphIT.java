@@ -90,6 +90,15 @@ class WaitGraphIT {
     }
 
     @Test
+    void theDumpPrintsTheWorkersLiveStackUnderTheTaskThatAwaitsIt() throws Exception {
+        Jvms.Run dump = jvms.cli("dump", pid);
+        assertEquals(0, dump.exitCode(), dump.err());
+        assertTrue(dump.out().matches("(?s).*\ntask 'legacy-call' #\\d+ \\[suspended [^,]+, awaits worker 'loopdiag-worker-wait-graph-\\d+'"
+                + " \\(WAITING\\)]:\n.*  worker thread 'loopdiag-worker-wait-graph-\\d+' #\\d+ \\(WAITING\\):\n(    at .*\n)*"
+                + "    at io\\.loopdiag\\.apps\\.WaitGraph\\.queryLegacySystem\\(WaitGraph\\.java:\\d+\\)\n.*"), dump.out());
+    }
+
+    @Test
     void pstreeDrawsEveryRelationTheDiamondOnceAndTheLockDeadlockAsItsOnlyCycle() throws Exception {
         Jvms.Run tree = jvms.cli("pstree", pid);
         String out = tree.out();
