@@ -166,7 +166,8 @@ final class BlockingCalls implements BlockingCheck.Listener {
         return null;
     }
 
-    private boolean isAllowed(StackTraceElement[] frames) {
+    /** True if a frame of {@code frames} is at a call site the allow list (built in, the loops', the option's) names. */
+    boolean isAllowed(StackTraceElement[] frames) {
         for (StackTraceElement frame : frames) {
             String className = frame.getClassName();
             for (String[] pattern : allow) {

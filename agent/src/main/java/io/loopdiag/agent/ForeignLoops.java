@@ -270,6 +270,11 @@ final class ForeignLoops {
         }
 
         @Override
+        public Thread thread() {
+            return loop.work != null ? loop.thread : null;
+        }
+
+        @Override
         public Running running() {
             Object work = loop.work;
             if (work == null) {

@@ -61,7 +61,8 @@ final class Installation {
         ControlServer.start(findings);
         Occurrences.watching(null);
         JfrEvents.warmUp();
-        Watchdog watchdog = watchdog(findings, loopClass != null, coroutines, failures, foreignLoops.promises());
+        Watchdog watchdog = watchdog(findings, loopClass != null, coroutines, failures, foreignLoops.promises(),
+                blocking ? new MonitorWaits(findings, calls) : null);
         Dump.watch(watchdog, loopClass != null);
         onExit(watchdog, coroutines, failures, foreignLoops.promises(), report);
         int problems = selfCheck.problems().size();
@@ -187,7 +188,7 @@ final class Installation {
      * second it also refills the creation-site budget and reports what was collected.
      */
     private Watchdog watchdog(Findings findings, boolean loopCore, NeverAwaited coroutines, LostExceptions failures,
-                              NettyPromises promises) {
+                              NettyPromises promises, MonitorWaits monitors) {
         Supplier<List<WatchedLoop>> loops = loopCore ? () -> {
             List<WatchedLoop> all = new ArrayList<>(LoopCoreUnits.watched());
             all.addAll(ForeignLoops.watched());
@@ -200,7 +201,7 @@ final class Installation {
                 coroutines.pollCollected();
                 failures.pollCollected();
             }
-        });
+        }, monitors);
     }
 
     /**

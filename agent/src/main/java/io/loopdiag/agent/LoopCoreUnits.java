@@ -71,6 +71,11 @@ final class LoopCoreUnits {
         }
 
         @Override
+        public Thread thread() {
+            return loop.runningThread();
+        }
+
+        @Override
         public Running running() {
             RunningCallback callback = loop.runningCallback(true);
             return callback == null ? null : new Running(callback.description(), callback.taskId(), callback.stack());

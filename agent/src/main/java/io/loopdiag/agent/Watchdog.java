@@ -41,6 +41,7 @@ final class Watchdog implements Runnable {
     private final Findings findings;
     private final Supplier<List<WatchedLoop>> loops;
     private final Runnable housekeeping; // once a second on this thread
+    private final MonitorWaits monitors; // null when blocking calls are not looked for
     private long lastHousekeepingNanos;
     private final Map<Object, Span> spans = new WeakHashMap<>(); // by WatchedLoop.key(); guarded by this
     private long lastSampleNanos;
@@ -59,15 +60,21 @@ final class Watchdog implements Runnable {
         boolean stallPrinted; // its first stall report was a new finding, so its updates print too
         List<StackTraceElement> stallStack; // as last printed
         WatchedLoop.Running sampled; // taken once it has run half the limit
+        boolean monitorReported; // its thread was seen waiting to enter a monitor, and that was reported
     }
 
-    /** A watchdog of {@code loops} (each sample asks for the open ones) that reports to {@code findings}. */
-    Watchdog(long slowNanos, Findings findings, Supplier<List<WatchedLoop>> loops, Runnable housekeeping) {
+    /**
+     * A watchdog of {@code loops} (each sample asks for the open ones) that reports to {@code
+     * findings}, and asks {@code monitors} (or nobody, if null) whether a unit's thread waits to
+     * enter a monitor.
+     */
+    Watchdog(long slowNanos, Findings findings, Supplier<List<WatchedLoop>> loops, Runnable housekeeping, MonitorWaits monitors) {
         this.slowNanos = slowNanos;
         this.periodNanos = Math.max(MIN_PERIOD_NANOS, slowNanos / SAMPLES_PER_LIMIT);
         this.findings = findings;
         this.loops = loops;
         this.housekeeping = housekeeping;
+        this.monitors = monitors;
     }
 
     /** The sampling period: a callback's duration is known to within this. */
@@ -76,8 +83,9 @@ final class Watchdog implements Runnable {
     }
 
     /** Starts sampling {@code loops} on a daemon thread; {@code housekeeping} runs there once a second. */
-    static Watchdog start(long slowNanos, Findings findings, Supplier<List<WatchedLoop>> loops, Runnable housekeeping) {
-        Watchdog watchdog = new Watchdog(slowNanos, findings, loops, housekeeping);
+    static Watchdog start(long slowNanos, Findings findings, Supplier<List<WatchedLoop>> loops, Runnable housekeeping,
+                          MonitorWaits monitors) {
+        Watchdog watchdog = new Watchdog(slowNanos, findings, loops, housekeeping, monitors);
         Thread thread = new Thread(watchdog, "loopdiag-watchdog");
         thread.setDaemon(true);
         thread.start();
@@ -131,9 +139,11 @@ final class Watchdog implements Runnable {
                 close(span, nowNanos, false);
                 if (work != null) {
                     open(span, work, dispatch, nowNanos);
+                    checkMonitor(loop, span);
                 }
                 continue;
             }
+            checkMonitor(loop, span);
             // The stack costs a handshake with the loop's thread, so it is taken only once the unit has
             // run a tenth of the limit: a busy server's units, all shorter, cost nothing, and class
             // loading before then (at most a tenth of the limit) counts as the unit's own time.
@@ -177,6 +187,13 @@ final class Watchdog implements Runnable {
         lastSampleNanos = nowNanos;
     }
 
+    /** Once per unit: is its thread waiting to enter a contended monitor? One state read per sample. */
+    private void checkMonitor(WatchedLoop loop, Span span) {
+        if (monitors != null && !span.monitorReported && monitors.check(loop)) {
+            span.monitorReported = true;
+        }
+    }
+
     /**
      * How long the unit of work the loop of {@code key} runs now has run, as far as the samples
      * tell (at least this long, less than a sampling period more), or -1 if none was seen running.
@@ -202,6 +219,7 @@ final class Watchdog implements Runnable {
         span.stallReports = 0;
         span.stallPrinted = false;
         span.sampled = null;
+        span.monitorReported = false;
     }
 
     /** The callback {@code span} saw has ended, or ({@code atExit}) is cut short by the JVM's exit. */

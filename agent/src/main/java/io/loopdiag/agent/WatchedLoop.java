@@ -20,6 +20,11 @@ interface WatchedLoop {
     /** How many units the loop has started: the same unit seen in two samples has the same count. */
     long workCount();
 
+    /** The thread running the unit now, or null between units: asked for its state, at no cost to the loop. */
+    default Thread thread() {
+        return null;
+    }
+
     /** The unit running now with its stack (innermost first), or null if none runs now. Costs one stack walk. */
     Running running();
 

@@ -86,6 +86,19 @@ class FindingsIT {
         assertEquals(occurrences, report.path("summary").path("blocking-call").asLong(), "the summary counts every occurrence");
     }
 
+    /** No method is called to wait for a monitor: the watchdog sees the task's thread BLOCKED. */
+    @Test
+    void aTaskWaitingToEnterAContendedMonitorIsABlockingCallAtItsLine(@TempDir Path dir) throws Exception {
+        AgentRun run = AgentRun.runWithReport(dir, "blocking-monitor");
+        List<String> blocks = run.blocks("blocking-call");
+        assertEquals(1, blocks.size(), run.stderr());
+        assertTrue(blocks.get(0).startsWith("loopdiag: blocking-call on loop 'blocking-monitor': synchronized (waits to enter a monitor"
+                + " another thread holds) in step of Task[blocker #1, running], at io.loopdiag.apps.BlockingMonitor.readPrices("
+                + "BlockingMonitor.java:"), blocks.get(0));
+        assertFalse(run.stderr().contains("onWorkerThread"), "the same wait on a worker thread is not reported:\n" + run.stderr());
+        assertEquals(1, run.report().path("summary").path("blocking-call").asLong(), run.report().toString());
+    }
+
     @Test
     void aCoroutineNeverAwaitedIsReportedWithWhereItWasCreated(@TempDir Path dir) throws Exception {
         AgentRun run = AgentRun.runWithReport(dir, "never-awaited");

@@ -1,4 +1,4 @@
-package io.loopdiag.agent.apps;
+package io.loopdiag.programs;
 
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;

@@ -770,6 +770,14 @@ public final class EventLoop implements AutoCloseable {
         return LoopSnapshot.runningCallback(this, withStack);
     }
 
+    /**
+     * The thread running the callback being dispatched now (a task's own for a step of it), or
+     * null between callbacks: what a watchdog asks whether it is blocked. Any thread; no stack walk.
+     */
+    public Thread runningThread() {
+        return LoopSnapshot.runningThread(this);
+    }
+
     @Override
     public String toString() {
         return "EventLoop[" + name + (closed ? ", closed" : isRunning() ? ", running" : "") + "]";

@@ -140,10 +140,19 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         }
         Runnable callback = handle.callback;
         Task<?> stepped = callback instanceof Task.Step step ? step.task() : null;
-        Thread runner = stepped != null ? stepped.thread() : loop.thread();
+        Thread runner = runningThread(loop);
         List<StackTraceElement> stack = withStack && runner != null ? runningStack(runner.getStackTrace()) : List.of();
         return new RunningCallback(Handle.describe(callback), loop.clockStampNanos(),
                 stepped != null ? stepped.id() : -1, stack);
+    }
+
+    /** The thread running the callback {@code loop} dispatches now, or null: see {@link EventLoop#runningThread()}. */
+    static Thread runningThread(EventLoop loop) {
+        Handle handle = loop.currentHandle();
+        if (handle == null) {
+            return null;
+        }
+        return handle.callback instanceof Task.Step step ? step.task().thread() : loop.thread();
     }
 
     private static TaskSnapshot taskSnapshot(Task<?> task, boolean withStacks) {

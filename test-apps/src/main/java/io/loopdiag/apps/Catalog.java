@@ -26,6 +26,7 @@ final class Catalog {
         Main.add(BlockingFile.NAME, BlockingFile.DESCRIPTION, BlockingFile::main);
         Main.add(BlockingProcess.NAME, BlockingProcess.DESCRIPTION, BlockingProcess::main);
         Main.add(BlockingDns.NAME, BlockingDns.DESCRIPTION, BlockingDns::main);
+        Main.add(BlockingMonitor.NAME, BlockingMonitor.DESCRIPTION, BlockingMonitor::main);
         Main.add(BlockingStorm.NAME, BlockingStorm.DESCRIPTION, BlockingStorm::main);
         Main.add(BlockingOnCue.NAME, BlockingOnCue.DESCRIPTION, BlockingOnCue::main);
         Main.add(NeverAwaited.NAME, NeverAwaited.DESCRIPTION, NeverAwaited::main);

@@ -1,0 +1,78 @@
+package io.loopdiag.agent;
+
+import io.loopdiag.protocol.Frame;
+import io.loopdiag.protocol.Kind;
+import java.lang.management.LockInfo;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.util.List;
+
+/**
+ * A loop's thread waiting to enter a contended monitor ({@code synchronized}): a blocking call
+ * for which no method is called, so no advice sees it. The {@link Watchdog}, which samples every
+ * loop's running unit anyway, asks the unit's thread its state (about 30 to 120 ns); one it finds
+ * {@code BLOCKED} is a {@code blocking-call}, reported once per unit with the thread's stack and,
+ * for a platform thread, the monitor's class and the thread holding it, as the JDK's
+ * {@link ThreadMXBean} tells them (it tells nothing of a virtual thread's); a wait for another
+ * thread's initializing of a class is left out. A wait shorter than the
+ * sampling period may be missed; JFR's {@code jdk.JavaMonitorEnter} is no way around that, since
+ * it is not posted for virtual threads (docs/decisions.md). Never thrown: the thread is inside the
+ * JVM's monitor enter, where nothing can be thrown into it.
+ */
+final class MonitorWaits {
+    /**
+     * What HotSpot's class-initialization lock is an instance of: a thread waiting for it waits
+     * for another thread to initialize a class it needs (the JVM warming up), not for the application.
+     */
+    private static final String CLASS_INIT_LOCK = "[I";
+
+    private final Findings findings;
+    private final BlockingCalls calls;
+
+    /** Reports to {@code findings}, leaving out what {@code calls}' allow list allows. */
+    MonitorWaits(Findings findings, BlockingCalls calls) {
+        this.findings = findings;
+        this.calls = calls;
+    }
+
+    /**
+     * Reports the unit {@code loop} runs now if its thread waits to enter a monitor; true if it was
+     * reported, so that the watchdog asks no more for that unit. On the watchdog's thread.
+     */
+    boolean check(WatchedLoop loop) {
+        Thread thread = loop.thread();
+        if (thread == null || thread.getState() != Thread.State.BLOCKED) {
+            return false;
+        }
+        WatchedLoop.Running running = loop.running(); // the stack walk, only for a blocked thread
+        if (running == null || running.stack().isEmpty()) {
+            return false;
+        }
+        List<StackTraceElement> stack = running.stack();
+        if (Stacks.isLoadingClasses(stack) || Frame.isAgent(stack.get(0).getClassName())
+                || calls.isAllowed(stack.toArray(StackTraceElement[]::new))) {
+            return false; // the JVM's own class loading locks, the agent's own, or allowed
+        }
+        ThreadInfo info = thread.isVirtual() ? null : ManagementFactory.getThreadMXBean().getThreadInfo(thread.threadId(), 0);
+        LockInfo lock = info != null && info.getThreadState() == Thread.State.BLOCKED ? info.getLockInfo() : null;
+        if (lock != null && lock.getClassName().equals(CLASS_INIT_LOCK)) {
+            return false; // another thread initializes a class this one needs: the JVM warming up
+        }
+        StringBuilder what = new StringBuilder("synchronized (waits to enter ");
+        what.append(lock != null ? "the monitor of a " + lock.getClassName()
+                + (info.getLockOwnerName() != null ? " held by thread '" + info.getLockOwnerName() + "'" : "")
+                : "a monitor another thread holds");
+        what.append(") in ").append(running.description());
+        List<StackTraceElement> fromCall = Stacks.fromApplicationCall(stack);
+        StackTraceElement app = fromCall.get(0);
+        if (Frame.isJdk(app) && fromCall.size() > 1) {
+            what.append(", called at ").append(fromCall.get(1)); // a synchronized JDK method (PrintStream.println)
+        } else {
+            what.append(", at ").append(app);
+        }
+        findings.report(new Occurrence(Kind.BLOCKING_CALL, loop.name(), running.taskId() < 0 ? null : "#" + running.taskId(),
+                what.toString(), fromCall, null, 0));
+        return true;
+    }
+}
