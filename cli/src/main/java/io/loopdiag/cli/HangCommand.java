@@ -32,7 +32,7 @@ import picocli.CommandLine.Spec;
  * its next client) apart from the stuck. What a user runs first on a hung service.
  */
 @Command(name = "hang", mixinStandardHelpOptions = true,
-        header = "Takes a few dumps a moment apart and reports what is stuck, and on what, oldest first.",
+        header = "Takes a few dumps a moment apart (or reads saved ones) and reports what is stuck, and on what, oldest first.",
         description = "Exit codes: 0 nothing stuck (all idle or moving), 1 something is stuck (or the JVM cannot be dumped),"
                 + " 2 bad usage.")
 final class HangCommand implements Callable<Integer> {
@@ -66,33 +66,55 @@ final class HangCommand implements Callable<Integer> {
         }
         Duration between = matcher.group(2).equals("s") ? Duration.ofSeconds(Long.parseLong(matcher.group(1)))
                 : Duration.ofMillis(Long.parseLong(matcher.group(1)));
+        target.check(spec, MAX_SAMPLES);
+        if (target.files != null && target.files.size() < 2) {
+            throw new ParameterException(spec.commandLine(), "hang compares dumps: give --file at least twice, the oldest first");
+        }
         PrintWriter out = spec.commandLine().getOut();
         List<JsonNode> dumps = new ArrayList<>();
+        long pid;
         try {
-            ControlClient agent = new ControlClient(Jvm.of(target.pid));
-            for (int i = 0; i < samples; i++) {
-                if (i > 0) {
-                    Thread.sleep(between.toMillis());
+            if (target.files != null) {
+                for (java.nio.file.Path file : target.files) {
+                    dumps.add(Verbs.readDump(file));
                 }
-                JsonNode dump = agent.request(Control.DUMP);
-                ((ObjectNode) dump).put(Fields.PID, target.pid);
-                dumps.add(dump);
+                pid = dumps.get(0).path(Fields.PID).asLong();
+                between = apart(dumps.get(0), dumps.get(1), between);
+            } else {
+                pid = target.pid;
+                ControlClient agent = new ControlClient(Jvm.of(pid));
+                for (int i = 0; i < samples; i++) {
+                    if (i > 0) {
+                        Thread.sleep(between.toMillis());
+                    }
+                    dumps.add(agent.request(Control.DUMP));
+                }
             }
         } catch (Failure failure) {
             spec.commandLine().getErr().println("loopdiag: " + failure.getMessage());
             return failure.exitCode;
         }
         if (dumps.get(0).path(Fields.LOOPS).isEmpty()) {
-            spec.commandLine().getErr().println("loopdiag: JVM " + target.pid + " has no open event loop");
+            spec.commandLine().getErr().println("loopdiag: JVM " + pid + " has no open event loop");
             return ExitCodes.FINDINGS_OR_FAILURE;
         }
         Hang hang = Hang.of(dumps);
         if (json) {
-            Json.print(document(hang, target.pid, between), out);
+            Json.print(document(hang, pid, between), out);
         } else {
-            print(hang, target.pid, between, out);
+            print(hang, pid, between, out);
         }
         return hang.isStuck() ? ExitCodes.FINDINGS_OR_FAILURE : ExitCodes.OK;
+    }
+
+    /** How far apart two saved dumps were taken, by their {@code taken} times; {@code otherwise} if either lacks one. */
+    private static Duration apart(JsonNode first, JsonNode second, Duration otherwise) {
+        try {
+            return Duration.between(java.time.Instant.parse(first.path(Fields.TAKEN).asText()),
+                    java.time.Instant.parse(second.path(Fields.TAKEN).asText())).abs();
+        } catch (java.time.format.DateTimeParseException unknown) {
+            return otherwise;
+        }
     }
 
     /**

@@ -7,9 +7,15 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.loopdiag.protocol.Control;
 import io.loopdiag.protocol.Fields;
+import io.loopdiag.protocol.Schemas;
 import io.loopdiag.protocol.Text;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.function.BiConsumer;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -29,40 +35,58 @@ final class Verbs {
 
     /** Like {@link #run}, for a view that decides the exit code (pstree: 1 when it finds a cycle). */
     static int runWith(CommandSpec spec, TargetOptions options, View view) throws Exception {
-        return stream(spec, options, false, (parser, out) -> view.print(readTree(parser, options.pid), out));
+        options.check(spec, 1);
+        if (options.files == null) {
+            return stream(spec, options, false, (parser, out) -> view.print(readTree(parser, options.pid), out));
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        try {
+            JsonNode dump = readDump(options.files.get(0));
+            if (dump.path(Fields.LOOPS).isEmpty()) {
+                spec.commandLine().getErr().println("loopdiag: the dump " + Text.printable(options.files.get(0).toString())
+                        + " has no open event loop");
+                return ExitCodes.FINDINGS_OR_FAILURE;
+            }
+            int code = view.print(dump, out);
+            out.flush();
+            return code;
+        } catch (Failure failure) {
+            spec.commandLine().getErr().println("loopdiag: " + failure.getMessage());
+            return failure.exitCode;
+        }
     }
 
     /**
-     * Dumps the target and gives {@code view} the dump as it arrives, its parser on the first
-     * loop; with {@code rawJson}, prints the dump as the agent wrote it instead. A dump cut short
-     * (the JVM died during it) fails after what was printed, with one line; returns the exit code.
+     * Dumps the target (or reads its dump from {@code --file}) and gives {@code view} the dump as
+     * it arrives, its parser on the first loop; with {@code rawJson}, prints the dump as the agent
+     * wrote it instead. A dump cut short (the JVM died during it) fails after what was printed,
+     * with one line; returns the exit code.
      */
     static int stream(CommandSpec spec, TargetOptions options, boolean rawJson, StreamedView view) throws Exception {
+        options.check(spec, 1);
         PrintWriter out = spec.commandLine().getOut();
         try {
-            ControlClient target = new ControlClient(Jvm.of(options.pid));
-            int code = target.request(Control.DUMP, answer -> {
-                // --json passes the dump on as the agent wrote it, bytes to bytes, held until it is
-                // known to be one (a dump of 100,000 tasks is tens of megabytes: neither kept nor
-                // decoded nor turned into a tree), and parsed on the way to find one cut short.
-                CopyingStream copy = new CopyingStream(answer, rawJson);
-                try (JsonParser parser = rawJson ? Json.STREAMS.createParser(copy) : Json.mapper().createParser(copy)) {
-                    if (!toFirstLoop(parser, target)) {
-                        return NO_LOOP;
-                    }
-                    if (!rawJson) {
-                        return view.print(parser, out);
-                    }
-                    out.flush();
-                    copy.release(System.out);
-                    readToEnd(parser);
-                    System.out.println();
-                    return ExitCodes.OK;
+            int code;
+            String source;
+            if (options.files != null) {
+                Path file = options.files.get(0);
+                source = "the dump " + Text.printable(file.toString());
+                try (InputStream in = Files.newInputStream(file)) {
+                    code = read(in, rawJson, view, out, error -> new Failure(source + " is the agent's refusal: " + Text.printable(error),
+                            ExitCodes.USAGE));
+                } catch (NoSuchFileException e) {
+                    throw new Failure(source + ": no such file", ExitCodes.USAGE);
+                } catch (JsonProcessingException e) {
+                    throw new Failure(source + " is not a dump (" + Text.printable(e.getOriginalMessage()) + ")", ExitCodes.USAGE);
                 }
-            });
+            } else {
+                ControlClient target = new ControlClient(Jvm.of(options.pid));
+                source = "JVM " + options.pid;
+                code = target.request(Control.DUMP, answer -> read(answer, rawJson, view, out, target::agentError));
+            }
             out.flush();
             if (code == NO_LOOP) {
-                spec.commandLine().getErr().println("loopdiag: JVM " + options.pid + " has no open event loop");
+                spec.commandLine().getErr().println("loopdiag: " + source + " has no open event loop");
                 return ExitCodes.FINDINGS_OR_FAILURE;
             }
             return code;
@@ -73,6 +97,45 @@ final class Verbs {
         }
     }
 
+    /** Reads a dump from {@code answer} into {@code view} (or to stdout as it is, {@code rawJson}); the view's exit code or {@link #NO_LOOP}. */
+    private static int read(InputStream answer, boolean rawJson, StreamedView view, PrintWriter out,
+                            java.util.function.Function<String, Failure> refusal) throws IOException, Failure {
+        // --json passes the dump on as the agent wrote it, bytes to bytes, held until it is
+        // known to be one (a dump of 100,000 tasks is tens of megabytes: neither kept nor
+        // decoded nor turned into a tree), and parsed on the way to find one cut short.
+        CopyingStream copy = new CopyingStream(answer, rawJson);
+        try (JsonParser parser = rawJson ? Json.STREAMS.createParser(copy) : Json.mapper().createParser(copy)) {
+            if (!toFirstLoop(parser, refusal)) {
+                return NO_LOOP;
+            }
+            if (!rawJson) {
+                return view.print(parser, out);
+            }
+            out.flush();
+            copy.release(System.out);
+            readToEnd(parser);
+            System.out.println();
+            return ExitCodes.OK;
+        }
+    }
+
+    /** Reads a whole dump saved in {@code file} as a tree; a file that is no dump is a usage failure (exit 2). */
+    static JsonNode readDump(Path file) throws Failure {
+        String source = "the dump " + Text.printable(file.toString());
+        try (InputStream in = Files.newInputStream(file); JsonParser parser = Json.mapper().createParser(in)) {
+            JsonNode dump = parser.readValueAsTree();
+            if (dump == null || !dump.isObject() || !Schemas.DUMP.equals(dump.path(Fields.SCHEMA).asText())) {
+                throw new Failure(source + " is not a dump (no schema " + Schemas.DUMP + "): save one with 'loopdiag dump --json PID'",
+                        ExitCodes.USAGE);
+            }
+            return dump;
+        } catch (NoSuchFileException e) {
+            throw new Failure(source + ": no such file", ExitCodes.USAGE);
+        } catch (IOException e) {
+            throw new Failure(source + " cannot be read (" + Text.printable(String.valueOf(e.getMessage())) + ")", ExitCodes.USAGE);
+        }
+    }
+
     /** What {@link #stream}'s reader returns when the dump has no loop (not an exit code). */
     private static final int NO_LOOP = -1;
 
@@ -80,7 +143,8 @@ final class Verbs {
      * Reads the dump up to its first loop: the parser is then on that loop's START_OBJECT; false
      * if it has none. The agent writes {@code loops} before the tasks' stacks and the findings.
      */
-    private static boolean toFirstLoop(JsonParser parser, ControlClient target) throws IOException, Failure {
+    private static boolean toFirstLoop(JsonParser parser, java.util.function.Function<String, Failure> refusal)
+            throws IOException, Failure {
         if (parser.nextToken() != JsonToken.START_OBJECT) {
             throw new com.fasterxml.jackson.core.JsonParseException(parser, "not a JSON object");
         }
@@ -88,7 +152,7 @@ final class Verbs {
             String field = parser.currentName();
             parser.nextToken();
             if (field.equals(Fields.ERROR)) {
-                throw target.agentError(parser.getValueAsString(""));
+                throw refusal.apply(parser.getValueAsString(""));
             }
             if (field.equals(Fields.LOOPS)) {
                 if (parser.currentToken() == JsonToken.START_ARRAY && parser.nextToken() == JsonToken.START_OBJECT) {

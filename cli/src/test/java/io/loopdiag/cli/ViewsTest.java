@@ -56,6 +56,22 @@ class ViewsTest {
     }
 
     @Test
+    void psToAPipeOrAFileSizesItsColumnsToWhatTheyHoldAndCutsNothing() {
+        StringWriter out = new StringWriter();
+        PsCommand.print(tree(resource(BEFORE_KINDS)), PsCommand.Order.id, new PrintWriter(out, true), Terminal.UNBOUNDED);
+        assertEquals("""
+                LOOP          ID NAME          STATE     WAITED AWAITS                                 WHERE
+                stuck-service  1 main          suspended 430 ms timer sleep PT24H (due in 23 h 59 min) StuckService.java:41 lambda$main$0
+                stuck-service  3 refresh-cache running        - -                                      StuckService.java:62 fetchConfigBlocking
+                stuck-service  4 request-0     suspended  1.6 s lock lock acquire                      StuckService.java:39 lambda$main$3
+                stuck-service  5 ledger        suspended 128 ms task #6                                AwaitDeadlock.java:47 settleLedger
+                stuck-service  6 audit         suspended 127 ms task #5                                AwaitDeadlock.java:52 auditLedger
+                loop 'stuck-service' has been running for 223 ms: step of Task[refresh-cache #3, running]
+                  at app//io.loopdiag.apps.StuckService.fetchConfigBlocking(StuckService.java:62)
+                """, out.toString());
+    }
+
+    @Test
     void pstreeOfADumpWithoutKindsPrintsEachLoopsAwaitTreeAndItsCycle() {
         assertEquals("""
                 loop 'stuck-service' #1 (running)
