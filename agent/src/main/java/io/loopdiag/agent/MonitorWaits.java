@@ -6,7 +6,9 @@ import java.lang.management.LockInfo;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A loop's thread waiting to enter a contended monitor ({@code synchronized}): a blocking call
@@ -14,8 +16,9 @@ import java.util.List;
  * loop's running unit anyway, asks the unit's thread its state (about 30 to 120 ns); one it finds
  * {@code BLOCKED} is a {@code blocking-call}, reported once per unit with the thread's stack and,
  * for a platform thread, the monitor's class and the thread holding it, as the JDK's
- * {@link ThreadMXBean} tells them (it tells nothing of a virtual thread's); a wait for another
- * thread's initializing of a class is left out. A wait shorter than the
+ * {@link ThreadMXBean} tells them, which also tells a wait for another thread's initializing of
+ * a class (left out: the JVM warming up). Of a virtual thread it tells nothing, so one must be
+ * seen BLOCKED at the same frame in two samples running. A wait shorter than the
  * sampling period may be missed; JFR's {@code jdk.JavaMonitorEnter} is no way around that, since
  * it is not posted for virtual threads (docs/decisions.md). Never thrown: the thread is inside the
  * JVM's monitor enter, where nothing can be thrown into it.
@@ -29,6 +32,8 @@ final class MonitorWaits {
 
     private final Findings findings;
     private final BlockingCalls calls;
+    /** Per loop, the frame its virtual thread was last seen BLOCKED at; the watchdog's thread only. */
+    private final Map<Object, StackTraceElement> blockedBefore = new HashMap<>();
 
     /** Reports to {@code findings}, leaving out what {@code calls}' allow list allows. */
     MonitorWaits(Findings findings, BlockingCalls calls) {
@@ -43,6 +48,7 @@ final class MonitorWaits {
     boolean check(WatchedLoop loop) {
         Thread thread = loop.thread();
         if (thread == null || thread.getState() != Thread.State.BLOCKED) {
+            blockedBefore.remove(loop.key());
             return false;
         }
         WatchedLoop.Running running = loop.running(); // the stack walk, only for a blocked thread
@@ -56,9 +62,17 @@ final class MonitorWaits {
         }
         ThreadInfo info = thread.isVirtual() ? null : ManagementFactory.getThreadMXBean().getThreadInfo(thread.threadId(), 0);
         LockInfo lock = info != null && info.getThreadState() == Thread.State.BLOCKED ? info.getLockInfo() : null;
-        if (lock != null && lock.getClassName().equals(CLASS_INIT_LOCK)) {
-            return false; // another thread initializes a class this one needs: the JVM warming up
+        if (thread.isVirtual()) {
+            // Nothing tells a virtual thread's monitor from another wait the JVM makes BLOCKED (for a class
+            // another thread initializes, briefly): it must be seen at the same frame in two samples running.
+            if (!stack.get(0).equals(blockedBefore.put(loop.key(), stack.get(0)))) {
+                return false;
+            }
+        } else if (lock == null || lock.getClassName().equals(CLASS_INIT_LOCK)) {
+            // Entered meanwhile, or waiting for another thread's initializing of a class: the JVM warming up.
+            return false;
         }
+        blockedBefore.remove(loop.key());
         StringBuilder what = new StringBuilder("synchronized (waits to enter ");
         what.append(lock != null ? "the monitor of a " + lock.getClassName()
                 + (info.getLockOwnerName() != null ? " held by thread '" + info.getLockOwnerName() + "'" : "")
