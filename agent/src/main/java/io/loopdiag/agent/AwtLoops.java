@@ -49,6 +49,12 @@ final class AwtLoops {
         }
     }
 
+    /** Posts {@code probe} to the event dispatch thread, behind the events queued now. */
+    static boolean post(Runnable probe) {
+        EventQueue.invokeLater(probe);
+        return true;
+    }
+
     /** {@code MouseEvent MOUSE_RELEASED on javax.swing.JButton 'save'}, {@code InvocationEvent of com.example.App (lambda)}. */
     static String describe(Object work) {
         if (!(work instanceof AWTEvent event)) {

@@ -28,14 +28,19 @@ import java.util.concurrent.TimeUnit;
 final class Dump {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static volatile Watchdog watchdog;
+    private static volatile LoopHealth health;
     private static volatile boolean loopCore;
 
     private Dump() {
     }
 
-    /** The watchdog that times the foreign loops' units; {@code withLoopCore} false: the JVM has no loop-core. */
-    static void watch(Watchdog timing, boolean withLoopCore) {
+    /**
+     * The watchdog that times the foreign loops' units and the loops' {@code statistics};
+     * {@code withLoopCore} false: the JVM has no loop-core.
+     */
+    static void watch(Watchdog timing, LoopHealth loopHealth, boolean withLoopCore) {
         loopCore = withLoopCore;
+        health = loopHealth;
         watchdog = timing;
     }
 
@@ -79,6 +84,7 @@ final class Dump {
         json.writeNumberField(Fields.TIMER_COUNT, snapshot.timerCount());
         json.writeNumberField(Fields.DISPATCH_COUNT, snapshot.dispatchCount());
         json.writeNumberField(Fields.TASK_COUNT, tasks.size());
+        statistics(json, loop);
         LoopSnapshot.RunningCallback running = snapshot.running();
         if (running == null) {
             json.writeNullField(Fields.RUNNING);
@@ -94,7 +100,57 @@ final class Dump {
             json.writeArrayFieldStart(Fields.TASKS);
             LoopSnapshot.eachTask(tasks, true, (live, task) -> writeTask(json, task, live, now));
             json.writeEndArray();
+        } else {
+            longestWaiting(json, tasks, now);
         }
+        json.writeEndObject();
+    }
+
+    /** How many tasks the summary names: those waiting longest, with what they await. */
+    private static final int LONGEST_WAITING = 3;
+
+    /** The summary's few tasks waiting longest, without stacks: what {@code loopdiag top} shows. */
+    private static void longestWaiting(JsonGenerator json, List<Task<?>> tasks, long now) throws IOException {
+        java.util.PriorityQueue<LoopSnapshot.TaskSnapshot> oldest = new java.util.PriorityQueue<>(
+                java.util.Comparator.comparingLong(t -> -t.suspendedSinceNanos()));
+        LoopSnapshot.eachTask(tasks, false, (live, task) -> {
+            if (task.state().equals(States.SUSPENDED)) {
+                oldest.add(task);
+                if (oldest.size() > LONGEST_WAITING) {
+                    oldest.poll(); // the one suspended last
+                }
+            }
+        });
+        List<LoopSnapshot.TaskSnapshot> longest = new java.util.ArrayList<>(oldest);
+        longest.sort(java.util.Comparator.comparingLong(LoopSnapshot.TaskSnapshot::suspendedSinceNanos));
+        json.writeArrayFieldStart(Fields.LONGEST_WAITING);
+        for (LoopSnapshot.TaskSnapshot task : longest) {
+            writeTask(json, task, null, now);
+        }
+        json.writeEndArray();
+    }
+
+    /** A loop's {@code statistics} as the agent's health numbers last rolled them; nothing before the first roll. */
+    private static void statistics(JsonGenerator json, Object key) throws IOException {
+        LoopHealth known = health;
+        LoopStatistics loop = known != null ? known.of(key) : null;
+        if (loop == null) {
+            return;
+        }
+        json.writeObjectFieldStart(Fields.STATISTICS);
+        json.writeNumberField(Fields.INTERVAL_MILLIS, loop.intervalMillis());
+        json.writeNumberField(Fields.LAG_SAMPLES, loop.lagCount());
+        json.writeNumberField(Fields.LAG_P50_MILLIS, loop.lagP50Millis());
+        json.writeNumberField(Fields.LAG_P99_MILLIS, loop.lagP99Millis());
+        json.writeNumberField(Fields.LAG_MAX_MILLIS, loop.lagMaxMillis());
+        json.writeNumberField(Fields.UTILIZATION, loop.utilization());
+        json.writeNumberField(Fields.UNITS_PER_SECOND, loop.unitsPerSecond());
+        json.writeNumberField(Fields.SUSPENDED_TASKS, loop.suspendedTasks());
+        json.writeObjectFieldStart(Fields.SUMMARY);
+        for (var kind : loop.findingsByKind().entrySet()) {
+            json.writeNumberField(kind.getKey(), kind.getValue());
+        }
+        json.writeEndObject();
         json.writeEndObject();
     }
 
@@ -146,6 +202,7 @@ final class Dump {
         if (channels >= 0) {
             json.writeNumberField(Fields.CHANNEL_COUNT, channels);
         }
+        statistics(json, loop);
         if (!running) {
             json.writeNullField(Fields.RUNNING);
         } else {

@@ -275,6 +275,36 @@ final class ForeignLoops {
         }
 
         @Override
+        public String kind() {
+            return loop.kind;
+        }
+
+        @Override
+        public Counts counts() {
+            if (LoopKinds.AWT.equals(loop.kind)) {
+                return new Counts(Math.max(0, AwtLoops.queued(loop.loop)), 0, 0, 0);
+            }
+            long[] counts = NettyLoops.counts(loop.loop);
+            return new Counts(Math.max(0, counts[0]), Math.max(0, counts[1]), 0, 0);
+        }
+
+        @Override
+        public boolean post(Runnable probe) {
+            try {
+                if (LoopKinds.AWT.equals(loop.kind)) {
+                    return AwtLoops.post(probe);
+                }
+                if (loop.loop instanceof java.util.concurrent.Executor executor) { // a Netty event loop
+                    executor.execute(probe);
+                    return true;
+                }
+            } catch (RuntimeException | LinkageError shutDown) {
+                // A loop shutting down refuses work: no lag to measure.
+            }
+            return false;
+        }
+
+        @Override
         public Running running() {
             Object work = loop.work;
             if (work == null) {

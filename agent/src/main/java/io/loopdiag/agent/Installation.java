@@ -61,9 +61,12 @@ final class Installation {
         ControlServer.start(findings);
         Occurrences.watching(null);
         JfrEvents.warmUp();
+        LoopHealth health = new LoopHealth();
         Watchdog watchdog = watchdog(findings, loopClass != null, coroutines, failures, foreignLoops.promises(),
-                blocking ? new MonitorWaits(findings, calls) : null);
-        Dump.watch(watchdog, loopClass != null);
+                blocking ? new MonitorWaits(findings, calls) : null, health);
+        Dump.watch(watchdog, health, loopClass != null);
+        LoopBeans.start(health, findings, LoopdiagAgent.version(),
+                "slow=" + options.slow().toMillis() + "ms, blocking=" + options.blocking().id());
         onExit(watchdog, coroutines, failures, foreignLoops.promises(), report);
         int problems = selfCheck.problems().size();
         List<String> detections = new ArrayList<>(List.of("slow callbacks", "stalls"));
@@ -188,7 +191,7 @@ final class Installation {
      * second it also refills the creation-site budget and reports what was collected.
      */
     private Watchdog watchdog(Findings findings, boolean loopCore, NeverAwaited coroutines, LostExceptions failures,
-                              NettyPromises promises, MonitorWaits monitors) {
+                              NettyPromises promises, MonitorWaits monitors, LoopHealth health) {
         Supplier<List<WatchedLoop>> loops = loopCore ? () -> {
             List<WatchedLoop> all = new ArrayList<>(LoopCoreUnits.watched());
             all.addAll(ForeignLoops.watched());
@@ -201,7 +204,7 @@ final class Installation {
                 coroutines.pollCollected();
                 failures.pollCollected();
             }
-        }, monitors);
+        }, monitors, health);
     }
 
     /**

@@ -3,9 +3,14 @@ package io.loopdiag.agent;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.Frequency;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.Percentage;
+import jdk.jfr.Period;
 import jdk.jfr.StackTrace;
+import jdk.jfr.Timespan;
 
 /**
  * One JFR event, {@code io.loopdiag.Detection}, per occurrence of a finding, so that JDK Mission
@@ -37,6 +42,72 @@ final class JfrEvents {
         long millis;
         @Label("Stack")
         String stack;
+    }
+
+    @Name("io.loopdiag.LoopStatistics")
+    @Label("loopdiag Loop Statistics")
+    @Category("loopdiag")
+    @Description("A loop's health over the last second: how late units of work started, how busy it was, how much it ran and what waits on it")
+    @Period("1 s")
+    @StackTrace(false)
+    static final class StatisticsEvent extends Event {
+        @Label("Loop")
+        String loop;
+        @Label("Kind")
+        String kind;
+        @Label("Lag Samples")
+        long lagSamples;
+        @Label("Lag p50")
+        @Timespan(Timespan.NANOSECONDS)
+        long lagP50;
+        @Label("Lag p99")
+        @Timespan(Timespan.NANOSECONDS)
+        long lagP99;
+        @Label("Lag Max")
+        @Timespan(Timespan.NANOSECONDS)
+        long lagMax;
+        @Label("Utilization")
+        @Percentage
+        double utilization;
+        @Label("Units per Second")
+        @Frequency
+        double unitsPerSecond;
+        @Label("Ready")
+        long ready;
+        @Label("Timers")
+        long timers;
+        @Label("Tasks")
+        long tasks;
+        @Label("Suspended Tasks")
+        long suspendedTasks;
+    }
+
+    /**
+     * Registers {@code io.loopdiag.LoopStatistics} as a periodic event (every second by default,
+     * the usual {@code period} setting changes it), one per loop from {@code health}'s latest numbers.
+     */
+    static void statistics(LoopHealth health) {
+        if (!AVAILABLE) {
+            return;
+        }
+        FlightRecorder.addPeriodicEvent(StatisticsEvent.class, () -> {
+            for (LoopStatistics loop : health.latest()) {
+                StatisticsEvent event = new StatisticsEvent();
+                event.loop = loop.name();
+                event.kind = loop.kind();
+                event.lagSamples = loop.lagCount();
+                event.lagP50 = Math.round(loop.lagP50Millis() * 1e6);
+                event.lagP99 = Math.round(loop.lagP99Millis() * 1e6);
+                event.lagMax = Math.round(loop.lagMaxMillis() * 1e6);
+                event.utilization = loop.utilization();
+                event.unitsPerSecond = loop.unitsPerSecond();
+                event.ready = loop.ready();
+                event.timers = loop.timers();
+                event.tasks = loop.tasks();
+                event.suspendedTasks = loop.suspendedTasks();
+                event.commit();
+            }
+        });
     }
 
     /** Loads the event class at start rather than at the first occurrence, where it would delay the watchdog. */

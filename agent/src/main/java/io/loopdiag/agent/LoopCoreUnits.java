@@ -76,6 +76,26 @@ final class LoopCoreUnits {
         }
 
         @Override
+        public Counts counts() {
+            List<Task<?>> tasks = loop.allTasks();
+            long suspended = tasks.stream().filter(Task::isSuspended).count();
+            return new Counts(loop.readyCount(), loop.timerCount(), tasks.size(), suspended);
+        }
+
+        @Override
+        public boolean post(Runnable probe) {
+            if (!loop.isRunning()) {
+                return false; // a stopped loop would run it on its next start, far too late
+            }
+            try {
+                loop.callSoonThreadsafe(probe);
+                return true;
+            } catch (RuntimeException closed) {
+                return false;
+            }
+        }
+
+        @Override
         public Running running() {
             RunningCallback callback = loop.runningCallback(true);
             return callback == null ? null : new Running(callback.description(), callback.taskId(), callback.stack());

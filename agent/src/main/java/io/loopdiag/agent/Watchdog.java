@@ -42,6 +42,7 @@ final class Watchdog implements Runnable {
     private final Supplier<List<WatchedLoop>> loops;
     private final Runnable housekeeping; // once a second on this thread
     private final MonitorWaits monitors; // null when blocking calls are not looked for
+    private final LoopHealth health; // null: no statistics (a test's watchdog)
     private long lastHousekeepingNanos;
     private final Map<Object, Span> spans = new WeakHashMap<>(); // by WatchedLoop.key(); guarded by this
     private long lastSampleNanos;
@@ -68,13 +69,15 @@ final class Watchdog implements Runnable {
      * findings}, and asks {@code monitors} (or nobody, if null) whether a unit's thread waits to
      * enter a monitor.
      */
-    Watchdog(long slowNanos, Findings findings, Supplier<List<WatchedLoop>> loops, Runnable housekeeping, MonitorWaits monitors) {
+    Watchdog(long slowNanos, Findings findings, Supplier<List<WatchedLoop>> loops, Runnable housekeeping, MonitorWaits monitors,
+             LoopHealth health) {
         this.slowNanos = slowNanos;
         this.periodNanos = Math.max(MIN_PERIOD_NANOS, slowNanos / SAMPLES_PER_LIMIT);
         this.findings = findings;
         this.loops = loops;
         this.housekeeping = housekeeping;
         this.monitors = monitors;
+        this.health = health;
     }
 
     /** The sampling period: a callback's duration is known to within this. */
@@ -84,8 +87,8 @@ final class Watchdog implements Runnable {
 
     /** Starts sampling {@code loops} on a daemon thread; {@code housekeeping} runs there once a second. */
     static Watchdog start(long slowNanos, Findings findings, Supplier<List<WatchedLoop>> loops, Runnable housekeeping,
-                          MonitorWaits monitors) {
-        Watchdog watchdog = new Watchdog(slowNanos, findings, loops, housekeeping, monitors);
+                          MonitorWaits monitors, LoopHealth health) {
+        Watchdog watchdog = new Watchdog(slowNanos, findings, loops, housekeeping, monitors, health);
         Thread thread = new Thread(watchdog, "loopdiag-watchdog");
         thread.setDaemon(true);
         thread.start();
@@ -102,6 +105,9 @@ final class Watchdog implements Runnable {
                 if (nowNanos - lastHousekeepingNanos >= HOUSEKEEPING_EVERY_NANOS) {
                     lastHousekeepingNanos = nowNanos;
                     housekeeping.run();
+                    if (health != null) {
+                        health.roll(loops.get(), findings, nowNanos);
+                    }
                 }
                 LockSupport.parkNanos(periodNanos);
             }
@@ -135,6 +141,9 @@ final class Watchdog implements Runnable {
             span.loopName = loop.name();
             Object work = loop.currentWork();
             long dispatch = loop.workCount();
+            if (health != null) {
+                health.sample(loop, work != null, nowNanos);
+            }
             if (work == null || work != span.work || dispatch != span.dispatch) {
                 close(span, nowNanos, false);
                 if (work != null) {

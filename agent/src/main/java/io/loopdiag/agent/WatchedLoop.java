@@ -14,6 +14,24 @@ interface WatchedLoop {
 
     String name();
 
+    /** The loop's kind ({@code loop-core}, {@code netty}, {@code awt}...). */
+    default String kind() {
+        return io.loopdiag.protocol.LoopKinds.LOOP_CORE;
+    }
+
+    /** What waits on the loop now, for its health; costs a look at its queues (and at its tasks, for loop-core). */
+    default Counts counts() {
+        return new Counts(0, 0, 0, 0);
+    }
+
+    /**
+     * Asks the loop to run {@code probe} as soon as it can, as any other unit of work (loop-core's
+     * callSoonThreadsafe, Netty's execute, AWT's invokeLater); false if it cannot run one now.
+     */
+    default boolean post(Runnable probe) {
+        return false;
+    }
+
     /** The unit running now, or null between units. */
     Object currentWork();
 
@@ -32,6 +50,13 @@ interface WatchedLoop {
     default List<StackTraceElement> stack() {
         Running now = running();
         return now == null ? List.of() : now.stack();
+    }
+
+    /**
+     * What waits on a loop: units ready to run, timers or scheduled tasks, loop-core tasks not done
+     * and, of those, the suspended ones.
+     */
+    record Counts(long ready, long timers, long tasks, long suspended) {
     }
 
     /**

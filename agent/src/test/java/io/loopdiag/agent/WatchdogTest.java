@@ -85,7 +85,7 @@ class WatchdogTest {
     private final ByteArrayOutputStream log = new ByteArrayOutputStream();
     private final Findings findings = new Findings(new PrintStream(log, true, StandardCharsets.UTF_8), () -> { });
     private final List<WatchedLoop> loops = new ArrayList<>();
-    private final Watchdog watchdog = new Watchdog(SLOW, findings, () -> loops, () -> { }, null);
+    private final Watchdog watchdog = new Watchdog(SLOW, findings, () -> loops, () -> { }, null, null);
     private final FakeLoop loop = new FakeLoop("orders");
     private long now;
 

@@ -135,8 +135,8 @@ final class HangCommand implements Callable<Integer> {
         for (Hang.LoopVerdict loop : hang.loops()) {
             if (loop.verdict() == Hang.Verdict.STUCK) {
                 out.println();
-                out.println("stuck: loop '" + Text.printable(loop.loop().path(Fields.NAME).asText()) + "' #" + loop.loop().path(Fields.ID).asLong()
-                        + kind(loop.loop()) + " " + Text.printable(loop.reason()));
+                out.println(Terminal.colour("stuck: loop '" + Text.printable(loop.loop().path(Fields.NAME).asText()) + "' #"
+                        + loop.loop().path(Fields.ID).asLong() + kind(loop.loop()) + " " + Text.printable(loop.reason()), Terminal.RED));
                 if (!loop.where().isEmpty()) {
                     out.println("    at " + Text.printable(loop.where()));
                 }
@@ -180,16 +180,17 @@ final class HangCommand implements Callable<Integer> {
         String state = task.path(Fields.STATE).asText();
         String waited = state.equals(States.SUSPENDED) ? state + ", " + Views.duration(longest) : state;
         String loop = " on loop '" + Text.printable(first.loop().path(Fields.NAME).asText()) + "'";
+        String colour = first.verdict() == Hang.Verdict.STUCK ? Terminal.RED : Terminal.BOLD;
         if (group.size() == 1) {
-            out.println(verdict + ": (T) " + Text.printable(Views.task(task)) + " [" + waited + "]" + loop);
+            out.println(Terminal.colour(verdict + ": (T) " + Text.printable(Views.task(task)) + " [" + waited + "]" + loop, colour));
         } else {
             List<JsonNode> byId = group.stream().map(Hang.TaskVerdict::task)
                     .sorted(java.util.Comparator.comparingLong(t -> t.path(Fields.ID).asLong())).toList();
             JsonNode low = byId.get(0);
             JsonNode high = byId.get(byId.size() - 1);
-            out.println(verdict + ": " + group.size() + " tasks '" + Text.printable(low.path(Fields.NAME).asText()) + "'..'"
+            out.println(Terminal.colour(verdict + ": " + group.size() + " tasks '" + Text.printable(low.path(Fields.NAME).asText()) + "'..'"
                     + Text.printable(high.path(Fields.NAME).asText()) + "' [#" + low.path(Fields.ID).asLong() + "..#"
-                    + high.path(Fields.ID).asLong() + ", " + waited + "]" + loop);
+                    + high.path(Fields.ID).asLong() + ", " + waited + "]" + loop, colour));
         }
         if (!first.where().isEmpty()) {
             out.println("    at " + Text.printable(first.where()));

@@ -218,7 +218,7 @@ final class PsTreeCommand implements Callable<Integer> {
                 chain.append(" → ").append(AwaitKinds.TASK.equals(relation) ? "" : relationWords(relation) + " ")
                         .append(Text.printable(Views.task(graph.task(cycle.get(i)))));
             }
-            line(branch + "↺ " + (awaitsOnly ? "await" : "wait") + " cycle: " + chain);
+            out.println(Terminal.colour(Views.fit(branch + "↺ " + (awaitsOnly ? "await" : "wait") + " cycle: " + chain, width), Terminal.RED));
             line(below + "  (these tasks wait for each other: none of them can ever finish)");
         }
 

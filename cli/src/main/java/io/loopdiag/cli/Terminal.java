@@ -3,8 +3,9 @@ package io.loopdiag.cli;
 import java.io.Console;
 
 /**
- * Where the command's output goes: a terminal gets views cut to its width; a pipe or a file gets
- * whole lines, since a script or a later reader needs every name whole.
+ * Where the command's output goes: a terminal gets views cut to its width, and colour unless
+ * {@code NO_COLOR} is set (no-color.org); a pipe or a file gets whole lines and no escape
+ * sequence, since a script or a later reader needs every name whole and plain.
  */
 final class Terminal {
     /** The width views are cut to on a terminal. */
@@ -18,6 +19,22 @@ final class Terminal {
     /** {@link #WIDTH} when standard output is a terminal and not {@code wide}, else {@link #UNBOUNDED}. */
     static int width(boolean wide) {
         return !wide && isTerminal() ? WIDTH : UNBOUNDED;
+    }
+
+    /** Red: what is stuck or failed. */
+    static final String RED = "31";
+    /** Yellow: what deserves a look. */
+    static final String YELLOW = "33";
+    /** Green: what passed. */
+    static final String GREEN = "32";
+    /** Bold: headings. */
+    static final String BOLD = "1";
+
+    private static final boolean COLOUR = isTerminal() && (System.getenv("NO_COLOR") == null || System.getenv("NO_COLOR").isEmpty());
+
+    /** {@code text} in colour {@code sgr} (an SGR code: {@link #RED}...) on a terminal without NO_COLOR; as it is elsewhere. */
+    static String colour(String text, String sgr) {
+        return COLOUR ? "\u001b[" + sgr + "m" + text + "\u001b[0m" : text;
     }
 
     /** True if standard input and output are a terminal. */

@@ -122,9 +122,11 @@ final class Verdict {
         long accepted = judged.stream().filter(j -> j.failing() && j.inBaseline()).count();
         String kinds = " of a failing kind (" + String.join(", ", options.failOn) + ")";
         if (failing > 0) {
-            out.println("FAILED: " + plural(failing, "finding") + kinds + (options.baseline != null ? " not in the baseline" : ""));
+            out.println(Terminal.colour("FAILED: " + plural(failing, "finding") + kinds + (options.baseline != null ? " not in the baseline" : ""),
+                    Terminal.RED));
         } else {
-            out.println("OK: no finding" + kinds + (accepted > 0 ? " beyond the " + accepted + " in the baseline" : ""));
+            out.println(Terminal.colour("OK: no finding" + kinds + (accepted > 0 ? " beyond the " + accepted + " in the baseline" : ""),
+                    Terminal.GREEN));
         }
     }
 

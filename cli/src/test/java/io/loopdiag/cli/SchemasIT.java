@@ -194,6 +194,8 @@ class SchemasIT {
         assertValid(DUMP, info, "the answer to info");
         assertFalse(info.path("loops").get(0).has("tasks"), "info has no tasks");
         assertEquals(102, info.path("loops").get(0).path("taskCount").asInt());
+        assertEquals(3, info.path("loops").get(0).path("longestWaiting").size(), "the tasks waiting longest, for top");
+        assertTrue(info.path("loops").get(0).path("statistics").isObject(), "the health numbers, past the agent's first second: " + info);
 
         Jvms.Run list = jvms.cli("list", "--json");
         assertEquals(0, list.exitCode(), list.err());

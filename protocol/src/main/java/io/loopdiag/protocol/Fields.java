@@ -104,6 +104,23 @@ public final class Fields {
     /** A wait for I/O: the channel, by its peer's address (a server's own). */
     public static final String CHANNEL = "channel";
     public static final String SUSPENDED_MILLIS = "suspendedMillis";
+    /** In the summary ({@link Control#INFO}), a loop-core loop's few tasks that have waited longest, without stacks. */
+    public static final String LONGEST_WAITING = "longestWaiting";
+    /**
+     * A loop's health over the last second (absent before the agent's first second): {@link
+     * #INTERVAL_MILLIS}, the lag ({@link #LAG_SAMPLES}, {@link #LAG_P50_MILLIS}, {@link
+     * #LAG_P99_MILLIS}, {@link #LAG_MAX_MILLIS}), {@link #UTILIZATION}, {@link #UNITS_PER_SECOND},
+     * {@link #SUSPENDED_TASKS} and its findings by kind ({@link #SUMMARY}).
+     */
+    public static final String STATISTICS = "statistics";
+    public static final String LAG_SAMPLES = "lagSamples";
+    public static final String LAG_P50_MILLIS = "lagP50Millis";
+    public static final String LAG_P99_MILLIS = "lagP99Millis";
+    public static final String LAG_MAX_MILLIS = "lagMaxMillis";
+    /** The share of the interval the loop ran work, 0 to 1. */
+    public static final String UTILIZATION = "utilization";
+    public static final String UNITS_PER_SECOND = "unitsPerSecond";
+    public static final String SUSPENDED_TASKS = "suspendedTasks";
 
     // ---- ps and pstree (loopdiag-ps/1, loopdiag-pstree/1) ---------------------------------------------
     /** What a task awaits, in the words of ps's AWAITS column. */

@@ -16,6 +16,7 @@ final class Catalog {
         Main.add(Healthy.NAME, Healthy.DESCRIPTION, Healthy::main);
         Main.add(SlowCallback.NAME, SlowCallback.DESCRIPTION, SlowCallback::main);
         Main.add(LoopStall.NAME, LoopStall.DESCRIPTION, LoopStall::main);
+        Main.add(HalfBusy.NAME, HalfBusy.DESCRIPTION, HalfBusy::main);
         Main.add(BlockingSleep.NAME, BlockingSleep.DESCRIPTION, BlockingSleep::main);
         Main.add(BlockingWait.NAME, BlockingWait.DESCRIPTION, BlockingWait::main);
         Main.add(BlockingPark.NAME, BlockingPark.DESCRIPTION, BlockingPark::main);
