@@ -14,7 +14,7 @@ public interface AgentMXBean {
 
     int getLoops();
 
-    /** Occurrences of each kind of finding so far. */
+    /** Occurrences of each kind of finding so far, every kind included. */
     Map<String, Long> getFindingsByKind();
 
     long getDistinctFindings();

@@ -1,5 +1,6 @@
 package io.loopdiag.agent;
 
+import io.loopdiag.protocol.Kind;
 import java.lang.management.ManagementFactory;
 import java.util.HashMap;
 import java.util.List;
@@ -192,6 +193,9 @@ final class LoopBeans implements Runnable {
         @Override
         public Map<String, Long> getFindingsByKind() {
             Map<String, Long> byKind = new TreeMap<>();
+            for (String kind : Kind.ids()) {
+                byKind.put(kind, 0L); // every kind, none yet included: a dashboard's series exist from the start
+            }
             for (Findings.Finding finding : findings.all()) {
                 synchronized (finding) {
                     byKind.merge(finding.kind.id(), finding.count, Long::sum);
