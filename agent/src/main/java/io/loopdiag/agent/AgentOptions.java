@@ -27,9 +27,11 @@ import java.util.regex.PatternSyntaxException;
  * @param allow    call sites allowed to block: {@code Class#method}, or {@code Class} for all its methods
  * @param threads  the names of more loop threads for the blocking check (a regular expression that
  *                 matches a whole thread name), or null
+ * @param signal   the signal on which the agent writes the dump ({@code USR1}), or null for none
+ * @param dump     where that dump goes, as JSON ({@code %p} as in report), or null for text on stderr
  */
 public record AgentOptions(Duration slow, Blocking blocking, Path report, boolean logToStderr, List<String> allow,
-                           Pattern threads) {
+                           Pattern threads, String signal, Path dump) {
 
     /** The reaction to a blocking call on a loop. */
     public enum Blocking {
@@ -48,7 +50,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
     private static final Pattern ALLOW = Pattern.compile("[\\p{L}_$][\\p{L}\\p{N}_$]*(\\.[\\p{L}_$][\\p{L}\\p{N}_$]*)*(#[\\p{L}_$<][\\p{L}\\p{N}_$>]*)?");
 
     public static AgentOptions defaults() {
-        return new AgentOptions(DEFAULT_SLOW, Blocking.WARN, null, true, List.of(), null);
+        return new AgentOptions(DEFAULT_SLOW, Blocking.WARN, null, true, List.of(), null, null, null);
     }
 
     /** Parses {@code text} (null or empty: the defaults). */
@@ -80,13 +82,18 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
             options = switch (key) {
                 case AgentOptionNames.SLOW -> options.withSlow(parseDuration(key, value, text));
                 case AgentOptionNames.BLOCKING -> options.withBlocking(parseBlocking(value, text));
-                case AgentOptionNames.REPORT -> options.withReport(parsePath(value, text));
+                case AgentOptionNames.REPORT -> options.withReport(parsePath(key, value, text));
                 case AgentOptionNames.LOG -> options.withLog(parseLog(value, text));
                 case AgentOptionNames.ALLOW -> options.withAllow(parseAllow(value, text));
                 case AgentOptionNames.THREADS -> options.withThreads(parseThreads(value, text));
+                case AgentOptionNames.SIGNAL -> options.withSignal(parseSignal(value, text));
+                case AgentOptionNames.DUMP -> options.withDump(parsePath(key, value, text));
                 default -> throw refused("unknown option '" + Text.excerpt(key)
                         + "' (known: " + AgentOptionNames.all() + ")", text);
             };
+        }
+        if (options.dump() != null && options.signal() == null) {
+            throw refused("option 'dump' names where the dump a signal asks for goes: give 'signal' as well", text);
         }
         return options;
     }
@@ -122,16 +129,16 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
         throw refused("option 'blocking' is warn, throw or off, not '" + Text.excerpt(value) + "'", text);
     }
 
-    private static Path parsePath(String value, String text) {
+    private static Path parsePath(String key, String value, String text) {
         try {
-            return reportPath(value);
+            return pathWithPid(value);
         } catch (InvalidPathException e) {
-            throw refused("option 'report' is not a usable path: '" + Text.excerpt(value) + "'", text);
+            throw refused("option '" + key + "' is not a usable path: '" + Text.excerpt(value) + "'", text);
         }
     }
 
-    /** The report option's {@code value} as a path, with this JVM's pid for the placeholder; throws InvalidPathException. */
-    static Path reportPath(String value) {
+    /** A path option's {@code value} as a path, with this JVM's pid for the placeholder; throws InvalidPathException. */
+    static Path pathWithPid(String value) {
         return Path.of(value.replace(AgentOptionNames.PID_PLACEHOLDER, Long.toString(ProcessHandle.current().pid())));
     }
 
@@ -164,31 +171,52 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
         }
     }
 
+    /**
+     * USR1: the signal HotSpot on Linux leaves to the application (USR2 suspends threads, QUIT is
+     * the thread dump, HUP, INT and TERM run the shutdown hooks).
+     */
+    private static String parseSignal(String value, String text) {
+        String name = value.toUpperCase(Locale.ROOT);
+        name = name.startsWith("SIG") ? name.substring(3) : name;
+        if (!name.equals("USR1")) {
+            throw refused("option 'signal' is USR1 (the signal the JVM leaves to the application), not '" + Text.excerpt(value) + "'", text);
+        }
+        return name;
+    }
+
     private static IllegalArgumentException refused(String why, String text) {
         return new IllegalArgumentException("bad agent options '" + Text.excerpt(text) + "': " + why);
     }
 
     AgentOptions withSlow(Duration value) {
-        return new AgentOptions(value, blocking, report, logToStderr, allow, threads);
+        return new AgentOptions(value, blocking, report, logToStderr, allow, threads, signal, dump);
     }
 
     AgentOptions withBlocking(Blocking value) {
-        return new AgentOptions(slow, value, report, logToStderr, allow, threads);
+        return new AgentOptions(slow, value, report, logToStderr, allow, threads, signal, dump);
     }
 
     AgentOptions withReport(Path value) {
-        return new AgentOptions(slow, blocking, value, logToStderr, allow, threads);
+        return new AgentOptions(slow, blocking, value, logToStderr, allow, threads, signal, dump);
     }
 
     AgentOptions withLog(boolean value) {
-        return new AgentOptions(slow, blocking, report, value, allow, threads);
+        return new AgentOptions(slow, blocking, report, value, allow, threads, signal, dump);
     }
 
     AgentOptions withAllow(List<String> value) {
-        return new AgentOptions(slow, blocking, report, logToStderr, value, threads);
+        return new AgentOptions(slow, blocking, report, logToStderr, value, threads, signal, dump);
     }
 
     AgentOptions withThreads(Pattern value) {
-        return new AgentOptions(slow, blocking, report, logToStderr, allow, value);
+        return new AgentOptions(slow, blocking, report, logToStderr, allow, value, signal, dump);
+    }
+
+    AgentOptions withSignal(String value) {
+        return new AgentOptions(slow, blocking, report, logToStderr, allow, threads, value, dump);
+    }
+
+    AgentOptions withDump(Path value) {
+        return new AgentOptions(slow, blocking, report, logToStderr, allow, threads, signal, value);
     }
 }

@@ -67,6 +67,9 @@ final class Installation {
         Dump.watch(watchdog, health, loopClass != null);
         LoopBeans.start(health, findings, LoopdiagAgent.version(),
                 "slow=" + options.slow().toMillis() + "ms, blocking=" + options.blocking().id());
+        if (options.signal() != null) {
+            SignalDump.install(options.signal(), options.dump(), findings);
+        }
         onExit(watchdog, coroutines, failures, foreignLoops.promises(), report);
         int problems = selfCheck.problems().size();
         List<String> detections = new ArrayList<>(List.of("slow callbacks", "stalls"));

@@ -159,7 +159,7 @@ final class Report {
             for (String pair : rawOptions.split(String.valueOf(AgentOptionNames.SEPARATOR))) {
                 String option = pair.strip();
                 if (option.startsWith(AgentOptionNames.REPORT + "=")) {
-                    path = AgentOptions.reportPath(option.substring(AgentOptionNames.REPORT.length() + 1).strip());
+                    path = AgentOptions.pathWithPid(option.substring(AgentOptionNames.REPORT.length() + 1).strip());
                 }
             }
             if (path == null || whyNotWritable(path) != null) {

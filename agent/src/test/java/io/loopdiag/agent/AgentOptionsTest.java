@@ -43,6 +43,16 @@ class AgentOptionsTest {
         assertEquals(Path.of("target/loopdiag/loopdiag-" + ProcessHandle.current().pid() + ".json"), options.report());
     }
 
+    @Test
+    void theSignalIsUsr1AndTheDumpPathTakesThePid() {
+        AgentOptions options = AgentOptions.parse("signal=usr1,dump=/tmp/dump-%p.json");
+        assertEquals("USR1", options.signal());
+        assertEquals(Path.of("/tmp/dump-" + ProcessHandle.current().pid() + ".json"), options.dump());
+        assertEquals("USR1", AgentOptions.parse("signal=SIGUSR1").signal());
+        assertNull(AgentOptions.parse("signal=USR1").dump(), "no path: text on stderr");
+        assertNull(AgentOptions.parse("slow=1s").signal(), "off by default");
+    }
+
     @ParameterizedTest(name = "slow={0} is {1} ns")
     @CsvSource({"1s,1000000000", "250ms,250000000", "500us,500000", "2m,120000000000", "7ns,7"})
     void durationsTakeAUnit(String text, long nanos) {
@@ -72,6 +82,9 @@ class AgentOptionsTest {
         "slow=1s;blocking=off        | option 'slow' needs a duration",
         "=                           | an option without a name",
         "=5,slow=1s                  | an option without a name",
+        "signal=USR2                 | option 'signal' is USR1",
+        "signal=QUIT                 | option 'signal' is USR1",
+        "dump=/tmp/d.json            | give 'signal' as well",
     })
     void malformedOptionsAreRefusedNamingTheOption(String text, String expected) {
         IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse(text));

@@ -72,7 +72,10 @@ final class Attach {
             if (jvm.hasExited()) {
                 throw new Failure("JVM " + jvm.pid + " exited");
             }
-            throw new Failure("cannot attach to JVM " + jvm.pid + " (" + e.getMessage() + ")");
+            // Attach disabled (-XX:+DisableAttachMechanism) or out of reach: the agent's signal is the other door.
+            throw new Failure("cannot attach to JVM " + jvm.pid + " (" + Text.printable(String.valueOf(e.getMessage())) + ")"
+                    + (e instanceof AttachNotSupportedException
+                            ? "; with the agent option signal=USR1 it writes its dump on 'kill -USR1 " + jvm.pid + "'" : ""));
         }
     }
 

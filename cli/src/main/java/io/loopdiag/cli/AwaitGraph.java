@@ -3,6 +3,7 @@ package io.loopdiag.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.loopdiag.protocol.AwaitKinds;
 import io.loopdiag.protocol.Fields;
+import io.loopdiag.views.Views;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -39,7 +40,7 @@ final class AwaitGraph {
             long from = task.path(Fields.ID).asLong();
             String relation = task.path(Fields.AWAITING).path(Fields.KIND).asText();
             List<Edge> edges = new ArrayList<>();
-            for (long to : waitsOn(task)) {
+            for (long to : Views.waitsOn(task)) {
                 edges.add(new Edge(from, to, relation));
                 waitedOn.add(to);
             }
@@ -51,21 +52,6 @@ final class AwaitGraph {
     /** The graph of {@code loop}, a loop of a dump. */
     static AwaitGraph of(JsonNode loop) {
         return new AwaitGraph(loop);
-    }
-
-    /**
-     * The ids of the tasks {@code task}'s wait is on, as the dump gives them ({@link Fields#WAITS_ON});
-     * for a dump written before that field, the awaited task's id alone.
-     */
-    static List<Long> waitsOn(JsonNode task) {
-        JsonNode awaiting = task.path(Fields.AWAITING);
-        List<Long> ids = new ArrayList<>();
-        if (awaiting.has(Fields.WAITS_ON)) {
-            awaiting.path(Fields.WAITS_ON).forEach(id -> ids.add(id.asLong()));
-        } else if (awaiting.has(Fields.TASK_ID)) {
-            ids.add(awaiting.path(Fields.TASK_ID).asLong());
-        }
-        return ids;
     }
 
     /** The tasks, by id, in the dump's order. */

@@ -5,6 +5,7 @@ import io.loopdiag.protocol.AwaitKinds;
 import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.LoopKinds;
 import io.loopdiag.protocol.States;
+import io.loopdiag.views.Views;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -295,6 +296,6 @@ final class Hang {
         JsonNode y = b.path(Fields.AWAITING);
         return x.isObject() == y.isObject() && x.path(Fields.KIND).asText().equals(y.path(Fields.KIND).asText())
                 && x.path(Fields.DESCRIPTION).asText().equals(y.path(Fields.DESCRIPTION).asText())
-                && Objects.equals(AwaitGraph.waitsOn(a), AwaitGraph.waitsOn(b));
+                && Objects.equals(Views.waitsOn(a), Views.waitsOn(b));
     }
 }

@@ -9,6 +9,7 @@ import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.Schemas;
 import io.loopdiag.protocol.States;
 import io.loopdiag.protocol.Text;
+import io.loopdiag.views.Views;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -10,6 +10,7 @@ import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.LoopKinds;
 import io.loopdiag.protocol.Schemas;
 import io.loopdiag.protocol.Text;
+import io.loopdiag.views.Views;
 import java.io.PrintWriter;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

@@ -9,6 +9,7 @@ import io.loopdiag.protocol.LoopKinds;
 import io.loopdiag.protocol.Schemas;
 import io.loopdiag.protocol.States;
 import io.loopdiag.protocol.Text;
+import io.loopdiag.views.Views;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -136,7 +137,7 @@ final class PsCommand implements Callable<Integer> {
             JsonNode awaiting = task.path(Fields.AWAITING);
             row.put(Fields.AWAITS, awaiting.isObject() ? Views.awaiting(task) : null);
             ArrayNode waitsOn = row.putArray(Fields.WAITS_ON);
-            AwaitGraph.waitsOn(task).forEach(waitsOn::add);
+            Views.waitsOn(task).forEach(waitsOn::add);
             row.put(Fields.WHERE, where(task));
         }
         ArrayNode loops = root.putArray(Fields.LOOPS);

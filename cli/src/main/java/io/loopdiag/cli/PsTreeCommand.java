@@ -8,6 +8,7 @@ import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.Schemas;
 import io.loopdiag.protocol.States;
 import io.loopdiag.protocol.Text;
+import io.loopdiag.views.Views;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -136,7 +137,7 @@ final class PsTreeCommand implements Callable<Integer> {
             JsonNode awaiting = task.path(Fields.AWAITING);
             return task.path(Fields.STATE).asText() + "\n" + Views.applicationFrame(task.path(Fields.STACK)) + "\n"
                     + awaiting.path(Fields.KIND).asText() + "\n" + awaiting.path(Fields.DESCRIPTION).asText() + "\n"
-                    + AwaitGraph.waitsOn(task);
+                    + Views.waitsOn(task);
         }
 
         /** Prints {@code ids} (one task, or several alike) and what they wait on below; {@code path}: the tasks above. */
@@ -178,7 +179,7 @@ final class PsTreeCommand implements Callable<Integer> {
             }
             List<Long> next = new ArrayList<>(path);
             next.add(id);
-            List<Long> targets = AwaitGraph.waitsOn(task);
+            List<Long> targets = Views.waitsOn(task);
             String kind = awaiting.path(Fields.KIND).asText();
             if (ids.size() > 1 || (kind.equals(AwaitKinds.TASK) && targets.size() == 1)) {
                 printTargets(targets, below, next); // the group's line, or the task itself, says what the wait is
@@ -247,7 +248,7 @@ final class PsTreeCommand implements Callable<Integer> {
                 return plural ? "run" : "runs";
             }
             String kind = awaiting.path(Fields.KIND).asText();
-            List<Long> targets = AwaitGraph.waitsOn(task);
+            List<Long> targets = Views.waitsOn(task);
             String holders = targets.stream().map(this::name).collect(Collectors.joining(", "));
             String waits = plural ? "wait for " : "waits for ";
             String awaits = plural ? "await " : "awaits ";

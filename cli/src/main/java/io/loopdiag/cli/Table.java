@@ -1,5 +1,6 @@
 package io.loopdiag.cli;
 
+import io.loopdiag.views.Views;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;

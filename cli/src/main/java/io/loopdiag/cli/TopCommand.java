@@ -5,6 +5,7 @@ import io.loopdiag.protocol.Control;
 import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.Schemas;
 import io.loopdiag.protocol.Text;
+import io.loopdiag.views.Views;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,6 +1,7 @@
 package io.loopdiag.cli;
 
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -9,7 +10,8 @@ import io.loopdiag.protocol.Control;
 import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.Schemas;
 import io.loopdiag.protocol.Text;
-import com.fasterxml.jackson.core.JsonProcessingException;
+import io.loopdiag.views.DumpText;
+import io.loopdiag.views.Views;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -105,15 +107,19 @@ final class Verbs {
         // decoded nor turned into a tree), and parsed on the way to find one cut short.
         CopyingStream copy = new CopyingStream(answer, rawJson);
         try (JsonParser parser = rawJson ? Json.STREAMS.createParser(copy) : Json.mapper().createParser(copy)) {
-            if (!toFirstLoop(parser, refusal)) {
-                return NO_LOOP;
+            try {
+                if (!DumpText.toFirstLoop(parser)) {
+                    return NO_LOOP;
+                }
+            } catch (DumpText.Refusal refused) {
+                throw refusal.apply(refused.getMessage());
             }
             if (!rawJson) {
                 return view.print(parser, out);
             }
             out.flush();
             copy.release(System.out);
-            readToEnd(parser);
+            DumpText.readToEnd(parser);
             System.out.println();
             return ExitCodes.OK;
         }
@@ -139,41 +145,6 @@ final class Verbs {
     /** What {@link #stream}'s reader returns when the dump has no loop (not an exit code). */
     private static final int NO_LOOP = -1;
 
-    /**
-     * Reads the dump up to its first loop: the parser is then on that loop's START_OBJECT; false
-     * if it has none. The agent writes {@code loops} before the tasks' stacks and the findings.
-     */
-    private static boolean toFirstLoop(JsonParser parser, java.util.function.Function<String, Failure> refusal)
-            throws IOException, Failure {
-        if (parser.nextToken() != JsonToken.START_OBJECT) {
-            throw new com.fasterxml.jackson.core.JsonParseException(parser, "not a JSON object");
-        }
-        while (parser.nextToken() == JsonToken.FIELD_NAME) {
-            String field = parser.currentName();
-            parser.nextToken();
-            if (field.equals(Fields.ERROR)) {
-                throw refusal.apply(parser.getValueAsString(""));
-            }
-            if (field.equals(Fields.LOOPS)) {
-                if (parser.currentToken() == JsonToken.START_ARRAY && parser.nextToken() == JsonToken.START_OBJECT) {
-                    return true;
-                }
-                readToEnd(parser);
-                return false;
-            }
-            parser.skipChildren();
-        }
-        readToEnd(parser);
-        return false;
-    }
-
-    /** Reads the rest of the answer, which must be complete JSON. */
-    private static void readToEnd(JsonParser parser) throws IOException {
-        while (parser.nextToken() != null) {
-            parser.skipChildren();
-        }
-    }
-
     /** The rest of the dump, from its first loop on, as a tree with {@code pid}, {@code loops} and what follows them. */
     private static JsonNode readTree(JsonParser parser, long pid) throws IOException {
         ObjectNode dump = Json.mapper().createObjectNode();
@@ -189,12 +160,8 @@ final class Verbs {
 
     /** The fields after the dump's loops (the findings) into {@code into}, then the rest of the answer to its end. */
     static void readRest(JsonParser parser, ObjectNode into) throws IOException {
-        while (parser.nextToken() == JsonToken.FIELD_NAME) {
-            String field = parser.currentName();
-            parser.nextToken();
-            into.set(field, parser.readValueAsTree());
-        }
-        readToEnd(parser);
+        DumpText.readFields(parser, into);
+        DumpText.readToEnd(parser);
     }
 
     /** A view that reads the dump as it arrives, from its parser on the first loop, to the end; returns the exit code. */
@@ -246,32 +213,5 @@ final class Verbs {
     @FunctionalInterface
     interface View {
         int print(JsonNode dump, PrintWriter out);
-    }
-
-    /** The agent's findings so far: a count per kind, then up to {@code limit} headers. */
-    static void printFindings(JsonNode dump, PrintWriter out, int limit) {
-        JsonNode findings = dump.path(Fields.FINDINGS);
-        JsonNode detections = findings.path(Fields.DETECTIONS);
-        if (detections.isEmpty()) {
-            out.println("findings: none");
-            return;
-        }
-        StringBuilder counts = new StringBuilder();
-        findings.path(Fields.SUMMARY).fields().forEachRemaining(kind ->
-                counts.append(counts.isEmpty() ? "" : ", ").append(kind.getValue().asLong()).append(' ').append(kind.getKey()));
-        out.println("findings: " + counts);
-        int shown = 0;
-        for (JsonNode detection : detections) {
-            if (shown++ == limit) {
-                out.println("  ... (" + (detections.size() - limit) + " more: loopdiag dump " + dump.path(Fields.PID).asLong() + ")");
-                break;
-            }
-            out.println("  " + detection.path(Fields.KIND).asText() + " on loop '" + Text.printable(detection.path(Fields.LOOP).asText())
-                    + "': " + Text.printable(detection.path(Fields.MESSAGE).asText()));
-            JsonNode stack = detection.path(Fields.STACK);
-            if (!stack.isEmpty()) {
-                out.println("    at " + Text.printable(Views.applicationFrame(stack)));
-            }
-        }
     }
 }

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.LoopKinds;
+import io.loopdiag.views.Views;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;

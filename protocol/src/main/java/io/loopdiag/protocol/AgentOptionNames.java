@@ -12,7 +12,11 @@ public final class AgentOptionNames {
     public static final String ALLOW = "allow";
     /** A regular expression on thread names: matching threads are loop threads for the blocking check. */
     public static final String THREADS = "threads";
-    /** In a {@link #REPORT} path, the JVM's process id: each JVM of a build keeps its own report. */
+    /** The signal on which the agent writes the dump ({@code USR1}): for a JVM the CLI cannot attach to. */
+    public static final String SIGNAL = "signal";
+    /** Where the dump {@link #SIGNAL} asks for goes, as JSON: a path ({@link #PID_PLACEHOLDER} for the pid); without it, text on stderr. */
+    public static final String DUMP = "dump";
+    /** In a {@link #REPORT} or {@link #DUMP} path, the JVM's process id: each JVM of a build keeps its own report. */
     public static final String PID_PLACEHOLDER = "%p";
     /** Between options. */
     public static final char SEPARATOR = ',';
@@ -20,8 +24,8 @@ public final class AgentOptionNames {
     private AgentOptionNames() {
     }
 
-    /** {@code slow, blocking, report, log, allow, threads}: for messages that list them. */
+    /** {@code slow, blocking, report, log, allow, threads, signal, dump}: for messages that list them. */
     public static String all() {
-        return String.join(", ", SLOW, BLOCKING, REPORT, LOG, ALLOW, THREADS);
+        return String.join(", ", SLOW, BLOCKING, REPORT, LOG, ALLOW, THREADS, SIGNAL, DUMP);
     }
 }

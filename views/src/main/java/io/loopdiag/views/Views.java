@@ -1,4 +1,4 @@
-package io.loopdiag.cli;
+package io.loopdiag.views;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.loopdiag.protocol.AwaitKinds;
@@ -8,13 +8,13 @@ import io.loopdiag.protocol.LoopKinds;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Small pieces of the human views of a dump, shared by ps, pstree and dump. */
-final class Views {
+/** Small pieces of the human views of a dump, shared by the CLI's verbs and {@link DumpText}. */
+public final class Views {
     private Views() {
     }
 
     /** 950 ms, 12.3 s, 4 min 05 s, 2 h 03 min: milliseconds, as precise as a reader needs. */
-    static String duration(long millis) {
+    public static String duration(long millis) {
         if (millis < 1_000) {
             return millis + " ms";
         }
@@ -29,7 +29,7 @@ final class Views {
     }
 
     /** The innermost frame that is the application's ({@link Frame#application}), as written; empty for no frames. */
-    static String applicationFrame(JsonNode stack) {
+    public static String applicationFrame(JsonNode stack) {
         List<String> frames = new ArrayList<>(stack.size());
         stack.forEach(frame -> frames.add(frame.asText()));
         Frame frame = Frame.application(frames);
@@ -40,7 +40,7 @@ final class Views {
      * The innermost frame that is the application's and not of the framework running a loop of
      * {@code kind} ({@link Frame#application(List, String)}), as written; empty for no frames.
      */
-    static String applicationFrame(JsonNode stack, String kind) {
+    public static String applicationFrame(JsonNode stack, String kind) {
         List<String> frames = new ArrayList<>(stack.size());
         stack.forEach(frame -> frames.add(frame.asText()));
         Frame frame = Frame.application(frames, kind);
@@ -52,7 +52,7 @@ final class Views {
      * 2: #5, #6}, {@code timer sleep PT1S (due in 400 ms)}, {@code worker 'pool-1' (RUNNABLE)},
      * {@code queue get (size 0)}; {@code -} for nothing.
      */
-    static String awaiting(JsonNode task) {
+    public static String awaiting(JsonNode task) {
         JsonNode awaiting = task.path(Fields.AWAITING);
         if (awaiting.isMissingNode() || awaiting.isNull()) {
             return "-";
@@ -60,7 +60,7 @@ final class Views {
         String kind = awaiting.path(Fields.KIND).asText();
         // A dump of an agent that did not follow waits (no waitsOn) says only what the wait is.
         String followed = awaiting.has(Fields.WAITS_ON) || kind.equals(AwaitKinds.TASK) ? kind : "";
-        String ids = AwaitGraph.waitsOn(task).stream().map(id -> "#" + id).collect(java.util.stream.Collectors.joining(", "));
+        String ids = waitsOn(task).stream().map(id -> "#" + id).collect(java.util.stream.Collectors.joining(", "));
         String text = switch (followed) {
             case AwaitKinds.TASK -> "task " + ids;
             case AwaitKinds.LOCK, AwaitKinds.SEMAPHORE -> kind + (ids.isEmpty() ? " (being handed over)" : " held by " + ids);
@@ -81,14 +81,29 @@ final class Views {
         return text;
     }
 
+    /**
+     * The ids of the tasks {@code task}'s wait is on, as the dump gives them ({@link Fields#WAITS_ON});
+     * for a dump written before that field, the awaited task's id alone.
+     */
+    public static List<Long> waitsOn(JsonNode task) {
+        JsonNode awaiting = task.path(Fields.AWAITING);
+        List<Long> ids = new ArrayList<>();
+        if (awaiting.has(Fields.WAITS_ON)) {
+            awaiting.path(Fields.WAITS_ON).forEach(id -> ids.add(id.asLong()));
+        } else if (awaiting.has(Fields.TASK_ID)) {
+            ids.add(awaiting.path(Fields.TASK_ID).asLong());
+        }
+        return ids;
+    }
+
     /** A loop's kind ({@link LoopKinds}), as written: loop-core for a loop without one (a dump of an agent that writes none). */
-    static String kind(JsonNode loop) {
+    public static String kind(JsonNode loop) {
         JsonNode kind = loop.path(Fields.KIND);
         return LoopKinds.of(kind.isTextual() ? kind.asText() : null);
     }
 
     /** True for a loop the agent watches without owning it: a Netty loop, the AWT event thread... */
-    static boolean isForeign(JsonNode loop) {
+    public static boolean isForeign(JsonNode loop) {
         return LoopKinds.isForeign(kind(loop));
     }
 
@@ -97,7 +112,7 @@ final class Views {
      * 'orders' (...)}; {@code running: thread blocked} for a thread without units of work, whose
      * unit is not timed ({@link LoopKinds#hasUnits}); its state between units.
      */
-    static String runningUnit(JsonNode loop) {
+    public static String runningUnit(JsonNode loop) {
         JsonNode running = loop.path(Fields.RUNNING);
         String state = loop.path(Fields.STATE).asText();
         if (!running.isObject()) {
@@ -110,12 +125,12 @@ final class Views {
     }
 
     /** {@code 'name' #id} */
-    static String task(JsonNode task) {
+    public static String task(JsonNode task) {
         return "'" + task.path(Fields.NAME).asText() + "' #" + task.path(Fields.ID).asLong();
     }
 
     /** {@code text} cut to {@code width} characters, with an ellipsis when cut. */
-    static String fit(String text, int width) {
+    public static String fit(String text, int width) {
         return text.length() <= width ? text : text.substring(0, Math.max(0, width - 1)) + "…";
     }
 
@@ -124,7 +139,7 @@ final class Views {
      * thread's name, whose end tells it from its siblings ({@code nioEventLoopGroup-2-1}). A pair
      * of surrogates stays whole.
      */
-    static String fitMiddle(String text, int width) {
+    public static String fitMiddle(String text, int width) {
         if (text.length() <= width) {
             return text;
         }
@@ -141,7 +156,7 @@ final class Views {
     }
 
     /** Every task of every loop, each with its loop's name under {@code loop}. */
-    static List<JsonNode> tasks(JsonNode dump) {
+    public static List<JsonNode> tasks(JsonNode dump) {
         List<JsonNode> all = new ArrayList<>();
         for (JsonNode loop : dump.path(Fields.LOOPS)) {
             for (JsonNode task : loop.path(Fields.TASKS)) {
