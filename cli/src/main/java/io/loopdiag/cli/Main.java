@@ -9,7 +9,7 @@ import picocli.CommandLine;
 @Command(name = "loopdiag", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         header = "Finds what makes an event loop slow or stuck.",
         subcommands = {ListCommand.class, AttachCommand.class, PsCommand.class, PsTreeCommand.class, DumpCommand.class,
-            HangCommand.class, TopCommand.class, CheckCommand.class, RunCommand.class, DemoCommand.class},
+            HangCommand.class, TopCommand.class, CheckCommand.class, RunCommand.class, DemoCommand.class, CompletionCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:ok",

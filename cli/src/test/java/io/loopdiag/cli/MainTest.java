@@ -5,9 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
 
 class MainTest {
     private final StringWriter out = new StringWriter();
@@ -45,6 +54,45 @@ class MainTest {
         assertTrue(help.contains("demo"), help);
         assertTrue(help.contains("Exit codes:"), help);
         assertTrue(help.contains("2   usage"), help);
+    }
+
+    /** The completion script, sourced in a real bash, completes the verbs, a verb's options and completion's own shells. */
+    @Test
+    void theCompletionScriptCompletesVerbsAndOptionsInBash(@TempDir Path dir) throws Exception {
+        assertEquals(ExitCodes.OK, run("completion", "bash"));
+        Path script = Files.writeString(dir.resolve("loopdiag.bash"), out.toString());
+        assertEquals("dump demo", complete(script, "loopdiag d"));
+        assertTrue(complete(script, "loopdiag dump --").matches(".*--json.*--group.*--file.*"), complete(script, "loopdiag dump --"));
+        assertEquals("bash zsh", complete(script, "loopdiag completion "));
+        assertEquals(ExitCodes.USAGE, run("completion", "fish"));
+        assertEquals(1, err.toString().lines().count(), err.toString());
+    }
+
+    /** The build's man pages (target/man, from picocli's generator through Asciidoctor): one per verb, with every option. */
+    @Test
+    void everyVerbHasAManPageWithEveryOption() throws Exception {
+        CommandLine root = Main.commandLine(new PrintWriter(out, true), new PrintWriter(err, true));
+        List<CommandLine> commands = new ArrayList<>(root.getSubcommands().values());
+        commands.add(0, root);
+        for (CommandLine command : commands) {
+            String name = command.getCommandSpec().qualifiedName("-");
+            String page = Files.readString(Path.of("target/man", name + ".1"));
+            assertTrue(page.contains(".TH \"" + name.toUpperCase(Locale.ROOT).replace("-", "\\-") + "\" \"1\""), name + ":\n" + page);
+            for (OptionSpec option : command.getCommandSpec().options()) {
+                assertTrue(page.contains("\\fB" + option.longestName().replace("-", "\\-") + "\\fP"), name + " " + option.longestName() + ":\n" + page);
+            }
+        }
+    }
+
+    /** What bash offers for {@code line}, the cursor at its end, with {@code script} sourced. */
+    private static String complete(Path script, String line) throws Exception {
+        String words = line.endsWith(" ") ? line + "''" : line;
+        Process bash = new ProcessBuilder("bash", "-c", "source \"$0\"; COMP_LINE=\"$1\"; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(" + words
+                + "); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); _complete_loopdiag 2>/dev/null; echo \"${COMPREPLY[*]}\"", script.toString(), line)
+                .redirectErrorStream(true).start();
+        String output = new String(bash.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assertEquals(0, bash.waitFor(), output);
+        return output;
     }
 
     @Test

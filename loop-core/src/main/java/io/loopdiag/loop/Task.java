@@ -142,7 +142,8 @@ public final class Task<T> extends Future<T> {
                 finishCancelled(cancelMessageRequested);
                 return;
             }
-            thread = Thread.ofVirtual().unstarted(this::runCoroutine);
+            // Named as the dump names it, for jcmd's thread dump and profilers: task 'fetch' #12.
+            thread = Thread.ofVirtual().name("task '" + name() + "' #" + id).unstarted(this::runCoroutine);
             loop.baton.runTaskStep(this, thread, true);
         } else if (suspended) {
             loop.baton.runTaskStep(this, thread, false);

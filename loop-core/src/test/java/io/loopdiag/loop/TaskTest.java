@@ -46,6 +46,16 @@ class TaskTest {
         assertEquals(Duration.ofMillis(30).toNanos(), clock.nanoTime());
     }
 
+    /** What jcmd's thread dump and a profiler show of a task's virtual thread: the task as the dump names it. */
+    @Test
+    void aTasksThreadCarriesItsNameAndId() throws Exception {
+        Task<String> named = loop.createTask("fetch", () -> Thread.currentThread().getName());
+        Task<String> unnamed = loop.createTask(null, () -> Thread.currentThread().getName());
+        loop.runUntilComplete(unnamed);
+        assertEquals("task 'fetch' #" + named.id(), named.result());
+        assertEquals("task 'Task-" + unnamed.id() + "' #" + unnamed.id(), unnamed.result());
+    }
+
     @Test
     void awaitReturnsTheResultOfAnotherTask() throws Exception {
         int result = loop.runUntilComplete(Coroutine.of("outer", () -> {
