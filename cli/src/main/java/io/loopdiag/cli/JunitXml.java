@@ -14,14 +14,17 @@ import javax.xml.stream.XMLStreamWriter;
 
 /**
  * The findings as JUnit XML, which CI servers show as test results: one test case per finding,
- * named after its kind and message, with its application frame's class, file and line. A finding
- * that fails the check is a {@code failure}, one in the baseline {@code skipped}, any other passes.
+ * named after its kind and message, in its application frame's class; the failure's text has its
+ * stack, file and line. A finding that fails the check is a {@code failure}, one in the baseline
+ * {@code skipped}, any other passes; no finding at all is one passing test case, as an empty suite
+ * fails a Jenkins build. Only what Jenkins' xunit schema (junit-10.xsd) allows: no {@code file} or
+ * {@code line} attribute. JunitXmlSchemaTest validates it against that schema.
  */
 final class JunitXml {
     private JunitXml() {
     }
 
-    static void write(Path path, List<Verdict.Judged> judged, Sources sources) throws IOException, XMLStreamException {
+    static void write(Path path, List<Verdict.Judged> judged) throws IOException, XMLStreamException {
         createParent(path);
         long failures = judged.stream().filter(Verdict.Judged::fails).count();
         long skipped = judged.stream().filter(j -> j.failing() && j.inBaseline()).count();
@@ -31,17 +34,23 @@ final class JunitXml {
             xml.writeCharacters("\n");
             xml.writeStartElement("testsuites");
             xml.writeAttribute("name", "loopdiag");
-            xml.writeAttribute("tests", Integer.toString(judged.size()));
+            xml.writeAttribute("tests", Integer.toString(Math.max(1, judged.size())));
             xml.writeAttribute("failures", Long.toString(failures));
             xml.writeCharacters("\n  ");
             xml.writeStartElement("testsuite");
             xml.writeAttribute("name", "loopdiag");
-            xml.writeAttribute("tests", Integer.toString(judged.size()));
+            xml.writeAttribute("tests", Integer.toString(Math.max(1, judged.size())));
             xml.writeAttribute("failures", Long.toString(failures));
             xml.writeAttribute("errors", "0");
             xml.writeAttribute("skipped", Long.toString(skipped));
             for (Verdict.Judged j : judged) {
-                testCase(xml, j, sources);
+                testCase(xml, j);
+            }
+            if (judged.isEmpty()) {
+                xml.writeCharacters("\n    ");
+                xml.writeEmptyElement("testcase");
+                xml.writeAttribute("classname", "loopdiag");
+                xml.writeAttribute("name", "no finding on any event loop");
             }
             xml.writeCharacters("\n  ");
             xml.writeEndElement();
@@ -53,20 +62,13 @@ final class JunitXml {
         }
     }
 
-    private static void testCase(XMLStreamWriter xml, Verdict.Judged j, Sources sources) throws XMLStreamException {
+    private static void testCase(XMLStreamWriter xml, Verdict.Judged j) throws XMLStreamException {
         Reports.Finding finding = j.finding();
         Frame frame = finding.frame();
         xml.writeCharacters("\n    ");
         xml.writeStartElement("testcase");
         xml.writeAttribute("classname", frame != null ? Text.printable(frame.className()) : "loopdiag");
         xml.writeAttribute("name", finding.kind() + ": " + Text.printable(finding.message()));
-        String file = frame != null ? sources.pathOf(frame) : null;
-        if (file != null) {
-            xml.writeAttribute("file", Text.printable(file));
-        }
-        if (frame != null && frame.line() > 0) {
-            xml.writeAttribute("line", Integer.toString(frame.line()));
-        }
         if (j.fails()) {
             xml.writeCharacters("\n      ");
             xml.writeStartElement("failure");

@@ -10,10 +10,13 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The findings as SARIF 2.1.0, which code-scanning UIs read: one rule per kind, one result per
- * finding, located at its application frame (the file under the source root and the line), with
- * the fingerprint as a partial fingerprint and, when a baseline is given, {@code baselineState}.
- * Paths are relative to {@code %SRCROOT%}, which code-scanning UIs take as the repository.
+ * The findings as SARIF 2.1.0, which code-scanning UIs read: one rule per kind (its name, title,
+ * description and help: what to do about it), one result per finding, located at its application
+ * frame (the file under the source root and the line; a frame whose file is not there has only its
+ * logical location, not a path that matches nothing), with the finding's fingerprint as its
+ * partial fingerprints (GitHub tracks alerts by {@code primaryLocationLineHash} alone) and, when a
+ * baseline is given, {@code baselineState}. Paths are relative to {@code %SRCROOT%}, which
+ * code-scanning UIs take as the repository. SarifSchemaTest validates it against the schema.
  */
 final class Sarif {
     static final String VERSION = "2.1.0";
@@ -37,8 +40,13 @@ final class Sarif {
         for (Kind kind : Kind.values()) {
             ObjectNode rule = rules.addObject();
             rule.put("id", kind.id());
-            rule.putObject("shortDescription").put("text", kind.id());
+            rule.put("name", kind.ruleName());
+            rule.putObject("shortDescription").put("text", title(kind));
             rule.putObject("fullDescription").put("text", kind.description());
+            rule.putObject("help")
+                    .put("text", kind.description() + "\n\n" + kind.advice())
+                    .put("markdown", "**" + title(kind) + "**: " + kind.description() + "\n\n" + kind.advice());
+            rule.putObject("properties").putArray("tags").add("event-loop").add("performance");
         }
         ArrayNode results = run.putArray("results");
         for (Verdict.Judged j : judged) {
@@ -64,7 +72,9 @@ final class Sarif {
                 location.putArray("logicalLocations").addObject()
                         .put("fullyQualifiedName", frame.className() + "." + frame.method()).put("kind", "function");
             }
-            result.putObject("partialFingerprints").put("loopdiagFingerprint/v1", finding.fingerprint());
+            result.putObject("partialFingerprints")
+                    .put("primaryLocationLineHash", finding.fingerprint())
+                    .put("loopdiagFingerprint/v1", finding.fingerprint());
             if (againstBaseline) {
                 result.put("baselineState", j.inBaseline() ? "unchanged" : "new");
             }
@@ -72,5 +82,16 @@ final class Sarif {
         }
         JunitXml.createParent(path);
         json.writerWithDefaultPrettyPrinter().writeValue(path.toFile(), root);
+    }
+
+    /** A rule's title, as a code-scanning UI lists it. */
+    private static String title(Kind kind) {
+        return switch (kind) {
+            case BLOCKING_CALL -> "Blocking call on an event loop";
+            case SLOW_CALLBACK -> "Slow callback on an event loop";
+            case LOOP_STALL -> "Event loop stalled in a callback";
+            case NEVER_AWAITED -> "Coroutine never awaited";
+            case LOST_EXCEPTION -> "Exception never retrieved";
+        };
     }
 }

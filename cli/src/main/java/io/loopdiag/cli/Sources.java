@@ -54,12 +54,12 @@ final class Sources {
                 }
             });
         } catch (IOException unreadable) {
-            // An index of what was read so far: frames not found keep their package path.
+            // An index of what was read so far: a frame not found has no path.
         }
         return sources;
     }
 
-    /** The path under the root of {@code frame}'s source file, else its package path, else null. */
+    /** The path under the root of {@code frame}'s source file, or null if it is not there. */
     String pathOf(Frame frame) {
         String packagePath = frame.sourcePath();
         if (packagePath == null) {
@@ -72,6 +72,6 @@ final class Sources {
                 best = candidate;
             }
         }
-        return best != null ? best : packagePath;
+        return best;
     }
 }

@@ -68,12 +68,11 @@ final class Verdict {
                 .thenComparing(j -> -j.finding().count()));
         summarize(reports.size(), judged, options, out);
         try {
-            Sources sources = options.junitXml != null || options.sarif != null ? Sources.under(options.sourceRoot) : null;
             if (options.junitXml != null) {
-                JunitXml.write(options.junitXml, judged, sources);
+                JunitXml.write(options.junitXml, judged);
             }
             if (options.sarif != null) {
-                Sarif.write(options.sarif, judged, sources, options.baseline != null);
+                Sarif.write(options.sarif, judged, Sources.under(options.sourceRoot), options.baseline != null);
             }
             if (options.writeBaseline != null) {
                 Baseline.write(options.writeBaseline, judged.stream().map(Judged::finding).toList());

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.loopdiag.cli.support.Formats;
+import io.loopdiag.protocol.Kind;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -107,7 +109,10 @@ class CheckCommandTest {
         Path report = report("a.json", finding("blocking-call", "sleep in task '\\u001b[2J<b>&</b>'", 1, 41));
         Path xml = temp.resolve("out/junit.xml");
         Path sarif = temp.resolve("out/loopdiag.sarif");
-        assertEquals(1, check("check", report.toString(), "--junit-xml", xml.toString(), "--sarif", sarif.toString()));
+        Files.createDirectories(temp.resolve("shop/src/main/java/com/acme"));
+        Files.writeString(temp.resolve("shop/src/main/java/com/acme/Cart.java"), "package com.acme;\n");
+        assertEquals(1, check("check", report.toString(), "--junit-xml", xml.toString(), "--sarif", sarif.toString(),
+                "--source-root", temp.toString()));
         assertFalse(out.toString().contains("\u001b"), out.toString());
         assertTrue(out.toString().contains("\\u001b[2J<b>&</b>"), out.toString());
         String name = ((org.w3c.dom.Element) DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile())
@@ -115,8 +120,68 @@ class CheckCommandTest {
         assertEquals("blocking-call: sleep in task '\\u001b[2J<b>&</b>'", name);
         JsonNode result = new ObjectMapper().readTree(sarif.toFile()).path("runs").get(0).path("results").get(0);
         assertTrue(result.path("message").path("text").asText().startsWith("sleep in task '\\u001b[2J<b>&</b>'"), result.toString());
-        assertEquals("com/acme/Cart.java", result.path("locations").get(0).path("physicalLocation").path("artifactLocation").path("uri").asText());
+        assertEquals("shop/src/main/java/com/acme/Cart.java",
+                result.path("locations").get(0).path("physicalLocation").path("artifactLocation").path("uri").asText());
         assertEquals(41, result.path("locations").get(0).path("physicalLocation").path("region").path("startLine").asInt());
+    }
+
+    /**
+     * What code scanning and Jenkins accept, by their schemas: every rule with its name, title and
+     * help; GitHub's own fingerprint; a frame whose source is not under the root located only by
+     * its method, not at a path that matches nothing; JUnit XML without the attributes Jenkins'
+     * schema refuses.
+     */
+    @Test
+    void theSarifAndJunitXmlAreValidByTheSchemasOfTheToolsThatReadThem() throws Exception {
+        Path report = report("a.json", finding("blocking-call", "sleep", 2, 41), finding("slow-callback", "slow", 1, 40));
+        Path xml = temp.resolve("junit.xml");
+        Path sarif = temp.resolve("loopdiag.sarif");
+        assertEquals(1, check("check", report.toString(), "--junit-xml", xml.toString(), "--sarif", sarif.toString(),
+                "--source-root", temp.toString()));
+        Formats.assertValidSarif(sarif);
+        Formats.assertValidJenkinsJunitXml(xml);
+
+        JsonNode run = new ObjectMapper().readTree(sarif.toFile()).path("runs").get(0);
+        JsonNode rule = run.path("tool").path("driver").path("rules").get(0);
+        assertEquals("blocking-call", rule.path("id").asText());
+        assertEquals("BlockingCall", rule.path("name").asText());
+        assertEquals("Blocking call on an event loop", rule.path("shortDescription").path("text").asText());
+        assertTrue(rule.path("help").path("markdown").asText().contains("Move the call off the loop"), rule.toString());
+        assertEquals(Kind.values().length, run.path("tool").path("driver").path("rules").size());
+        JsonNode result = run.path("results").get(0);
+        String fingerprint = result.path("partialFingerprints").path("loopdiagFingerprint/v1").asText();
+        assertEquals(32, fingerprint.length(), result.toString());
+        assertEquals(fingerprint, result.path("partialFingerprints").path("primaryLocationLineHash").asText());
+        JsonNode location = result.path("locations").get(0);
+        assertTrue(location.path("physicalLocation").isMissingNode(), "Cart.java is not under the source root: " + result);
+        assertEquals("com.acme.Cart.total", location.path("logicalLocations").get(0).path("fullyQualifiedName").asText());
+
+        String junit = Files.readString(xml);
+        assertFalse(junit.contains(" file=") || junit.contains(" line="), junit);
+        assertTrue(junit.contains("    at app//com.acme.Cart.total(Cart.java:41)"), "the failure's text has the line: " + junit);
+
+        // The schemas do refuse: a level SARIF does not have, and the attributes Jenkins' schema has not.
+        Path badSarif = Files.writeString(temp.resolve("bad.sarif"), Files.readString(sarif).replace("\"level\" : \"error\"", "\"level\" : \"fatal\""));
+        assertFalse(Formats.sarifErrors(badSarif).isEmpty(), "a level SARIF does not have");
+        Path badXml = Files.writeString(temp.resolve("bad.xml"), junit.replace("<testcase ", "<testcase file=\"Cart.java\" line=\"41\" "));
+        assertTrue(org.junit.jupiter.api.Assertions.assertThrows(AssertionError.class, () -> Formats.assertValidJenkinsJunitXml(badXml))
+                .getMessage().contains("'file'"));
+    }
+
+    /** No finding: one passing test case (an empty suite fails a Jenkins build), and an empty but valid SARIF run. */
+    @Test
+    void noFindingIsOnePassingTestCase() throws Exception {
+        Path report = report("none.json");
+        Path xml = temp.resolve("junit.xml");
+        Path sarif = temp.resolve("loopdiag.sarif");
+        assertEquals(0, check("check", report.toString(), "--junit-xml", xml.toString(), "--sarif", sarif.toString()));
+        Formats.assertValidJenkinsJunitXml(xml);
+        Formats.assertValidSarif(sarif);
+        org.w3c.dom.Document document = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile());
+        assertEquals(1, document.getElementsByTagName("testcase").getLength(), Files.readString(xml));
+        assertEquals(0, document.getElementsByTagName("failure").getLength() + document.getElementsByTagName("skipped").getLength());
+        assertEquals("1", ((org.w3c.dom.Element) document.getElementsByTagName("testsuite").item(0)).getAttribute("tests"));
+        assertEquals(0, new ObjectMapper().readTree(sarif.toFile()).path("runs").get(0).path("results").size());
     }
 
     /**
