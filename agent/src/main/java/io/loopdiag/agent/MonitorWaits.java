@@ -60,8 +60,12 @@ final class MonitorWaits {
                 || calls.isAllowed(stack.toArray(StackTraceElement[]::new))) {
             return false; // the JVM's own class loading locks, the agent's own, or allowed
         }
-        ThreadInfo info = thread.isVirtual() ? null : ManagementFactory.getThreadMXBean().getThreadInfo(thread.threadId(), 0);
-        LockInfo lock = info != null && info.getThreadState() == Thread.State.BLOCKED ? info.getLockInfo() : null;
+        // The state, the lock and the stack of one instant: the stack above was taken a moment later, and a thread
+        // that loads classes one after another (a cold Netty pipeline) is BLOCKED on a class loader's lock, then
+        // runs, then is BLOCKED on the next one's.
+        ThreadInfo info = thread.isVirtual() ? null : ManagementFactory.getThreadMXBean().getThreadInfo(thread.threadId(), Integer.MAX_VALUE);
+        LockInfo lock = info != null && info.getThreadState() == Thread.State.BLOCKED
+                && !Stacks.isLoadingClasses(List.of(info.getStackTrace())) ? info.getLockInfo() : null;
         if (thread.isVirtual()) {
             // Nothing tells a virtual thread's monitor from another wait the JVM makes BLOCKED (for a class
             // another thread initializes, briefly): it must be seen at the same frame in two samples running.
@@ -69,7 +73,7 @@ final class MonitorWaits {
                 return false;
             }
         } else if (lock == null || lock.getClassName().equals(CLASS_INIT_LOCK)) {
-            // Entered meanwhile, or waiting for another thread's initializing of a class: the JVM warming up.
+            // Entered meanwhile, or waiting for a class loader or another thread's initializing of a class: the JVM warming up.
             return false;
         }
         blockedBefore.remove(loop.key());

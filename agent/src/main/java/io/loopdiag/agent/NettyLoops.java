@@ -55,7 +55,10 @@ final class NettyLoops {
      * Netty's own blocking on its loop threads that is not the application's, as Netty lists it
      * for BlockHound ({@code NettyBlockHoundIntegration}): its timer's start and stop, its pooled
      * allocator's locks, the SSL handshake's delegated tasks and the JDK engine's locks, its DNS
-     * resolver reading resolv.conf and the hosts file, the one-time SOMAXCONN read.
+     * resolver reading resolv.conf and the hosts file, the one-time SOMAXCONN read. And one monitor
+     * of Netty's, which BlockHound cannot see: the pooled allocator's {@code synchronized} making a
+     * thread's cache, once per loop as it allocates its first buffer, which loops starting together
+     * contend for (seen in CI on Netty 4.1's healthy server).
      */
     static final List<String> ALLOW = List.of(
             "io.netty.channel.nio.NioEventLoop#handleLoopException",
@@ -67,6 +70,7 @@ final class NettyLoops {
             "io.netty.util.concurrent.SingleThreadEventExecutor#addTask",
             "io.netty.util.concurrent.GlobalEventExecutor#addTask",
             "io.netty.buffer.PoolArena#lock",
+            "io.netty.buffer.PooledByteBufAllocator$PoolThreadLocalCache#initialValue",
             "io.netty.buffer.PoolSubpage#lock",
             "io.netty.buffer.PoolChunk#allocateRun",
             "io.netty.buffer.PoolChunk#free",
