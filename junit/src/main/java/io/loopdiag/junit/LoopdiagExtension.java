@@ -26,6 +26,11 @@ import org.opentest4j.AssertionFailedError;
  */
 public final class LoopdiagExtension implements BeforeEachCallback, AfterEachCallback {
     private static final String MARK_KEY = "mark";
+    /** Without the agent: what is missing, and the exact line a build needs, Maven's first. */
+    static final String NOT_LOADED = "the loopdiag agent is not loaded in this JVM, so @LoopdiagCheck cannot see this test's loops:"
+            + " start the test JVM with -javaagent:/path/to/loopdiag-agent.jar (Maven: Surefire's"
+            + " <argLine>-javaagent:${io.loopdiag:loopdiag-agent:jar}</argLine>, the path set by maven-dependency-plugin's"
+            + " properties goal; Gradle: test { jvmArgs \"-javaagent:/path/to/loopdiag-agent.jar\" })";
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(LoopdiagExtension.class);
 
     @Override
@@ -34,8 +39,7 @@ public final class LoopdiagExtension implements BeforeEachCallback, AfterEachCal
         try {
             mark = (long) AgentFeed.MARK.invokeExact();
         } catch (IllegalStateException notWatching) {
-            throw new ExtensionConfigurationException("loopdiag: " + notWatching.getMessage()
-                    + ", so @LoopdiagCheck cannot see this test's loops");
+            throw new ExtensionConfigurationException("loopdiag: " + notWatching.getMessage());
         } catch (Throwable unexpected) {
             throw new ExtensionConfigurationException("loopdiag: cannot read the agent's findings (" + unexpected + ")");
         }
@@ -103,8 +107,7 @@ public final class LoopdiagExtension implements BeforeEachCallback, AfterEachCal
             } catch (ReflectiveOperationException | LinkageError absent) {
                 // No agent: every mark says how to add it.
                 mark = MethodHandles.throwException(long.class, IllegalStateException.class).bindTo(new IllegalStateException(
-                        "the loopdiag agent is not loaded in this JVM (add -javaagent:PATH/loopdiag-agent.jar to the test JVM,"
-                                + " e.g. in Surefire's argLine)"));
+                        NOT_LOADED));
                 since = MethodHandles.dropArguments(MethodHandles.constant(List.class, List.of()), 0, long.class);
             }
             MARK = mark;

@@ -23,9 +23,10 @@ import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 @Timeout(60)
 class WithoutAgentTest {
     /** What the checked tests fail with: the agent's absence, and the line a build needs. */
-    static final String NOT_LOADED = "loopdiag: the loopdiag agent is not loaded in this JVM"
-            + " (add -javaagent:PATH/loopdiag-agent.jar to the test JVM, e.g. in Surefire's argLine),"
-            + " so @LoopdiagCheck cannot see this test's loops";
+    static final String NOT_LOADED = "loopdiag: the loopdiag agent is not loaded in this JVM, so @LoopdiagCheck cannot see"
+            + " this test's loops: start the test JVM with -javaagent:/path/to/loopdiag-agent.jar (Maven: Surefire's"
+            + " <argLine>-javaagent:${io.loopdiag:loopdiag-agent:jar}</argLine>, the path set by maven-dependency-plugin's"
+            + " properties goal; Gradle: test { jvmArgs \"-javaagent:/path/to/loopdiag-agent.jar\" })";
 
     /** The sample tests whose bodies ran. */
     static final Set<String> RAN = ConcurrentHashMap.newKeySet();
