@@ -29,9 +29,10 @@ import java.util.regex.PatternSyntaxException;
  *                 matches a whole thread name), or null
  * @param signal   the signal on which the agent writes the dump ({@code USR1}), or null for none
  * @param dump     where that dump goes, as JSON ({@code %p} as in report), or null for text on stderr
+ * @param statistics whether the agent keeps every loop's health numbers (lag, utilization...)
  */
 public record AgentOptions(Duration slow, Blocking blocking, Path report, boolean logToStderr, List<String> allow,
-                           Pattern threads, String signal, Path dump) {
+                           Pattern threads, String signal, Path dump, boolean statistics) {
 
     /** The reaction to a blocking call on a loop. */
     public enum Blocking {
@@ -50,7 +51,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
     private static final Pattern ALLOW = Pattern.compile("[\\p{L}_$][\\p{L}\\p{N}_$]*(\\.[\\p{L}_$][\\p{L}\\p{N}_$]*)*(#[\\p{L}_$<][\\p{L}\\p{N}_$>]*)?");
 
     public static AgentOptions defaults() {
-        return new AgentOptions(DEFAULT_SLOW, Blocking.WARN, null, true, List.of(), null, null, null);
+        return new AgentOptions(DEFAULT_SLOW, Blocking.WARN, null, true, List.of(), null, null, null, true);
     }
 
     /** Parses {@code text} (null or empty: the defaults). */
@@ -88,6 +89,7 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
                 case AgentOptionNames.THREADS -> options.withThreads(parseThreads(value, text));
                 case AgentOptionNames.SIGNAL -> options.withSignal(parseSignal(value, text));
                 case AgentOptionNames.DUMP -> options.withDump(parsePath(key, value, text));
+                case AgentOptionNames.STATISTICS -> options.withStatistics(parseOnOff(key, value, text));
                 default -> throw refused("unknown option '" + Text.excerpt(key)
                         + "' (known: " + AgentOptionNames.all() + ")", text);
             };
@@ -150,6 +152,14 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
         };
     }
 
+    private static boolean parseOnOff(String key, String value, String text) {
+        return switch (value) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw refused("option '" + key + "' is on or off, not '" + Text.excerpt(value) + "'", text);
+        };
+    }
+
     private static List<String> parseAllow(String value, String text) {
         List<String> patterns = new ArrayList<>();
         for (String pattern : value.split(";", -1)) {
@@ -189,34 +199,38 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
     }
 
     AgentOptions withSlow(Duration value) {
-        return new AgentOptions(value, blocking, report, logToStderr, allow, threads, signal, dump);
+        return new AgentOptions(value, blocking, report, logToStderr, allow, threads, signal, dump, statistics);
     }
 
     AgentOptions withBlocking(Blocking value) {
-        return new AgentOptions(slow, value, report, logToStderr, allow, threads, signal, dump);
+        return new AgentOptions(slow, value, report, logToStderr, allow, threads, signal, dump, statistics);
     }
 
     AgentOptions withReport(Path value) {
-        return new AgentOptions(slow, blocking, value, logToStderr, allow, threads, signal, dump);
+        return new AgentOptions(slow, blocking, value, logToStderr, allow, threads, signal, dump, statistics);
     }
 
     AgentOptions withLog(boolean value) {
-        return new AgentOptions(slow, blocking, report, value, allow, threads, signal, dump);
+        return new AgentOptions(slow, blocking, report, value, allow, threads, signal, dump, statistics);
     }
 
     AgentOptions withAllow(List<String> value) {
-        return new AgentOptions(slow, blocking, report, logToStderr, value, threads, signal, dump);
+        return new AgentOptions(slow, blocking, report, logToStderr, value, threads, signal, dump, statistics);
     }
 
     AgentOptions withThreads(Pattern value) {
-        return new AgentOptions(slow, blocking, report, logToStderr, allow, value, signal, dump);
+        return new AgentOptions(slow, blocking, report, logToStderr, allow, value, signal, dump, statistics);
     }
 
     AgentOptions withSignal(String value) {
-        return new AgentOptions(slow, blocking, report, logToStderr, allow, threads, value, dump);
+        return new AgentOptions(slow, blocking, report, logToStderr, allow, threads, value, dump, statistics);
     }
 
     AgentOptions withDump(Path value) {
-        return new AgentOptions(slow, blocking, report, logToStderr, allow, threads, signal, value);
+        return new AgentOptions(slow, blocking, report, logToStderr, allow, threads, signal, value, statistics);
+    }
+
+    AgentOptions withStatistics(boolean value) {
+        return new AgentOptions(slow, blocking, report, logToStderr, allow, threads, signal, dump, value);
     }
 }

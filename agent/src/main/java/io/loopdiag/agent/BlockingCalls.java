@@ -109,7 +109,13 @@ final class BlockingCalls implements BlockingCheck.Listener {
             probed.add(operation); // the self-check: the whole path ran, nothing is reported
             return null;
         }
-        findings.report(occurrence);
+        // Timed to its end on this thread, where the JFR event's stack is the call's own; a call about to be
+        // refused never runs, so it is an instant.
+        Object event = throwable || thread == null ? null : JfrEvents.begin();
+        findings.report(occurrence, null, event == null);
+        if (event != null) {
+            thread.timing = new Timed(event, occurrence);
+        }
         if (!throwable) {
             return null;
         }
@@ -134,6 +140,16 @@ final class BlockingCalls implements BlockingCheck.Listener {
         String unit = ForeignLoops.hasUnits(thread) && work != null ? " in " + ForeignLoops.describe(thread, work, call)
                 : " on " + ForeignLoops.threadOf(thread.kind);
         return new Where(thread.thread.getName(), null, unit);
+    }
+
+    @Override
+    public void blockingCallEnded(Object timing) {
+        Timed timed = (Timed) timing;
+        JfrEvents.commit(timed.event(), timed.occurrence());
+    }
+
+    /** A blocking call's JFR event, begun as it was entered, and what it will say. */
+    private record Timed(Object event, Occurrence occurrence) {
     }
 
     @Override

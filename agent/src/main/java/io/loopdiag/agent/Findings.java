@@ -83,11 +83,21 @@ final class Findings {
 
     /** Like {@link #report(Occurrence)}, printing {@code note} after the message (not kept in the report). */
     boolean report(Occurrence occurrence, String note) {
+        return report(occurrence, note, true);
+    }
+
+    /**
+     * Like {@link #report(Occurrence, String)}; {@code jfr} false leaves out the JFR event, which
+     * the reporter commits itself when the occurrence ends (a blocking call, timed on its thread).
+     */
+    boolean report(Occurrence occurrence, String note, boolean jfr) {
         boolean created = record(occurrence);
         if (created) {
             print(occurrence, note);
         }
-        JfrEvents.emit(occurrence);
+        if (jfr) {
+            JfrEvents.emit(occurrence);
+        }
         Occurrences.record(occurrence);
         return created;
     }

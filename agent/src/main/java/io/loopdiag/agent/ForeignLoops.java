@@ -311,7 +311,7 @@ final class ForeignLoops {
                 return null;
             }
             List<StackTraceElement> stack = unitStack(loop.thread.getStackTrace());
-            return new Running(describe(loop, work, stack), -1, stack);
+            return new Running(describe(loop, work, stack), null, stack);
         }
 
         @Override

@@ -61,12 +61,14 @@ final class Installation {
         ControlServer.start(findings);
         Occurrences.watching(null);
         JfrEvents.warmUp();
-        LoopHealth health = new LoopHealth();
+        LoopHealth health = options.statistics() ? new LoopHealth() : null;
         Watchdog watchdog = watchdog(findings, loopClass != null, coroutines, failures, foreignLoops.promises(),
                 blocking ? new MonitorWaits(findings, calls) : null, health);
         Dump.watch(watchdog, health, loopClass != null);
-        LoopBeans.start(health, findings, LoopdiagAgent.version(),
-                "slow=" + options.slow().toMillis() + "ms, blocking=" + options.blocking().id());
+        if (health != null) {
+            LoopBeans.start(health, findings, LoopdiagAgent.version(),
+                    "slow=" + options.slow().toMillis() + "ms, blocking=" + options.blocking().id());
+        }
         if (options.signal() != null) {
             SignalDump.install(options.signal(), options.dump(), findings);
         }

@@ -15,8 +15,10 @@ import jdk.jfr.Timespan;
 /**
  * One JFR event, {@code io.loopdiag.Detection}, per occurrence of a finding, so that JDK Mission
  * Control and {@code jfr print --events io.loopdiag.Detection} show them beside the JVM's own
- * events. Costs one check when no recording is on. A runtime without the {@code jdk.jfr} module
- * simply gets no events.
+ * events. Where the agent sees an occurrence begin, the event spans it: a blocking call from its
+ * entry to its return, committed on the loop thread (so the event's JFR stack trace is the call's
+ * own), a slow callback from the watchdog's first sight of it to its end. Costs one check when no
+ * recording is on. A runtime without the {@code jdk.jfr} module simply gets no events.
  */
 final class JfrEvents {
     private static final boolean AVAILABLE = available();
@@ -28,7 +30,7 @@ final class JfrEvents {
     @Label("loopdiag Detection")
     @Category("loopdiag")
     @Description("An occurrence of a loopdiag finding: a slow callback, a loop stall, a blocking call on a loop, a coroutine never awaited, or an exception nobody retrieved")
-    @StackTrace(false) // the event's own stack would be the reporting thread's; the occurrence's is in 'stack'
+    @StackTrace(true) // the committing thread's: the loop thread's own for a blocking call; the occurrence's is in 'stack'
     static final class OccurrenceEvent extends Event {
         @Label("Kind")
         String kind;
@@ -117,14 +119,30 @@ final class JfrEvents {
         }
     }
 
-    static void emit(Occurrence occurrence) {
+    /** An event begun now, for an occurrence that may start now, or null when no recording wants one. */
+    static Object begin() {
         if (!AVAILABLE) {
-            return;
+            return null;
         }
         OccurrenceEvent event = new OccurrenceEvent();
         if (!event.isEnabled()) {
+            return null;
+        }
+        event.begin();
+        return event;
+    }
+
+    /** An event of {@code occurrence} from now: no duration. */
+    static void emit(Occurrence occurrence) {
+        commit(begin(), occurrence);
+    }
+
+    /** Commits {@code begun} (from {@link #begin}; null: nothing is recorded) as the event of {@code occurrence}, ending now. */
+    static void commit(Object begun, Occurrence occurrence) {
+        if (!AVAILABLE || begun == null) {
             return;
         }
+        OccurrenceEvent event = (OccurrenceEvent) begun;
         event.kind = occurrence.kind().id();
         event.loop = occurrence.loop();
         event.task = occurrence.task();

@@ -98,7 +98,8 @@ final class LoopCoreUnits {
         @Override
         public Running running() {
             RunningCallback callback = loop.runningCallback(true);
-            return callback == null ? null : new Running(callback.description(), callback.taskId(), callback.stack());
+            return callback == null ? null : new Running(callback.description(),
+                    callback.taskId() < 0 ? null : Names.task(callback.taskName(), callback.taskId()), callback.stack());
         }
     }
 }

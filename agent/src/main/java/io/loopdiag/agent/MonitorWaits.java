@@ -89,7 +89,7 @@ final class MonitorWaits {
         } else {
             what.append(", at ").append(app);
         }
-        findings.report(new Occurrence(Kind.BLOCKING_CALL, loop.name(), running.taskId() < 0 ? null : "#" + running.taskId(),
+        findings.report(new Occurrence(Kind.BLOCKING_CALL, loop.name(), running.task(),
                 what.toString(), fromCall, null, 0));
         return true;
     }

@@ -9,7 +9,12 @@ final class Names {
 
     /** A task as findings name it: {@code 'fetch' (#3)}; null for none. */
     static String task(Task<?> task) {
-        return task == null ? null : "'" + task.name() + "' (#" + task.id() + ")";
+        return task == null ? null : task(task.name(), task.id());
+    }
+
+    /** A task as every finding names it, whatever found it: {@code 'fetch' (#3)}. */
+    static String task(String name, long id) {
+        return "'" + name + "' (#" + id + ")";
     }
 
     /** A lambda's class name without the address the JVM gives it ({@code Foo$$Lambda/0x...}): the same in every run. */

@@ -60,8 +60,10 @@ final class Watchdog implements Runnable {
         int stallReports;
         boolean stallPrinted; // its first stall report was a new finding, so its updates print too
         List<StackTraceElement> stallStack; // as last printed
-        WatchedLoop.Running sampled; // taken once it has run half the limit
+        WatchedLoop.Running sampled; // taken once it has run half the limit, then the one most stall reports saw
+        int votes; // for sampled: the majority vote over the samples of a stalled unit
         boolean monitorReported; // its thread was seen waiting to enter a monitor, and that was reported
+        Object jfr; // its JFR event, begun at first sight, committed if it turns out slow; null when no recording wants one
     }
 
     /**
@@ -162,16 +164,16 @@ final class Watchdog implements Runnable {
             span.lastSeenNanos = nowNanos;
             long runningNanos = nowNanos - span.firstSeenNanos - span.loadingNanos;
             if (span.sampled == null && runningNanos >= slowNanos / 2) {
-                span.sampled = loop.running();
+                vote(span, loop.running());
             }
             if (runningNanos >= span.nextStallReportNanos) {
                 WatchedLoop.Running now = loop.running();
                 if (now != null) {
-                    span.sampled = now;
+                    vote(span, now);
                     String what = now.description() + " has been running for " + millis(runningNanos)
                             + " (limit " + millis(slowNanos) + loading(span) + "), still running";
                     List<StackTraceElement> stack = Stacks.fromApplicationCall(now.stack());
-                    Occurrence stall = new Occurrence(Kind.LOOP_STALL, loop.name(), taskOf(now), what,
+                    Occurrence stall = new Occurrence(Kind.LOOP_STALL, loop.name(), now.task(), what,
                             stack, null, TimeUnit.NANOSECONDS.toMillis(runningNanos));
                     if (span.stallReports == 0) {
                         span.stallPrinted = findings.report(stall);
@@ -194,6 +196,26 @@ final class Watchdog implements Runnable {
             }
         });
         lastSampleNanos = nowNanos;
+    }
+
+    /**
+     * Keeps, of the samples of a unit that runs long, the one whose stack most of them saw (a
+     * majority vote, kept without a list): the slow-callback that ends a stall names where it was
+     * stuck, not the code it ran after (seen in CI: a handler stuck 1.5 s in a backend call, the
+     * last stall report already past it, in the code that wrote the answer).
+     */
+    private static void vote(Span span, WatchedLoop.Running sample) {
+        if (sample == null) {
+            return;
+        }
+        if (span.votes == 0) {
+            span.sampled = sample;
+            span.votes = 1;
+        } else if (span.sampled.stack().equals(sample.stack())) {
+            span.votes++;
+        } else {
+            span.votes--;
+        }
     }
 
     /** Once per unit: is its thread waiting to enter a contended monitor? One state read per sample. */
@@ -228,7 +250,9 @@ final class Watchdog implements Runnable {
         span.stallReports = 0;
         span.stallPrinted = false;
         span.sampled = null;
+        span.votes = 0;
         span.monitorReported = false;
+        span.jfr = JfrEvents.begin();
     }
 
     /** The callback {@code span} saw has ended, or ({@code atExit}) is cut short by the JVM's exit. */
@@ -248,18 +272,15 @@ final class Watchdog implements Runnable {
                     : span.stallPrinted ? "; the loop-stall reported above has ended" : "";
             String what = span.sampled.description() + " took about " + millis(ranNanos)
                     + " (" + millis(leastNanos) + " to " + millis(mostNanos) + "; limit " + millis(slowNanos) + loading(span) + ")";
-            Occurrence slow = new Occurrence(Kind.SLOW_CALLBACK, span.loopName, taskOf(span.sampled), what,
+            Occurrence slow = new Occurrence(Kind.SLOW_CALLBACK, span.loopName, span.sampled.task(), what,
                     Stacks.fromApplicationCall(span.sampled.stack()), null, TimeUnit.NANOSECONDS.toMillis(ranNanos));
-            findings.report(slow, ended);
+            findings.report(slow, ended, false);
+            JfrEvents.commit(span.jfr, slow); // from the first sight of it to now, as the samples saw it
         }
+        span.jfr = null;
         span.work = null;
         span.dispatch = -1;
         span.sampled = null;
-    }
-
-    /** The task a running callback steps, as findings name it, or null for a plain callback. */
-    private static String taskOf(WatchedLoop.Running callback) {
-        return callback.taskId() < 0 ? null : "#" + callback.taskId();
     }
 
     /** {@code ", not counting 80 ms of loading classes"} when the span's thread spent time loading classes, else empty. */

@@ -62,8 +62,8 @@ interface WatchedLoop {
     /**
      * A unit of work that is running.
      *
-     * @param taskId the task it steps, or -1 for a plain callback
+     * @param task the task it steps as findings name it ({@code 'fetch' (#3)}), or null for a plain callback
      */
-    record Running(String description, long taskId, List<StackTraceElement> stack) {
+    record Running(String description, String task, List<StackTraceElement> stack) {
     }
 }

@@ -53,6 +53,13 @@ class AgentOptionsTest {
         assertNull(AgentOptions.parse("slow=1s").signal(), "off by default");
     }
 
+    @Test
+    void statisticsAreOnUnlessTurnedOff() {
+        assertTrue(AgentOptions.parse("slow=1s").statistics());
+        assertFalse(AgentOptions.parse("statistics=off").statistics());
+        assertTrue(AgentOptions.parse("statistics=on").statistics());
+    }
+
     @ParameterizedTest(name = "slow={0} is {1} ns")
     @CsvSource({"1s,1000000000", "250ms,250000000", "500us,500000", "2m,120000000000", "7ns,7"})
     void durationsTakeAUnit(String text, long nanos) {
@@ -85,6 +92,7 @@ class AgentOptionsTest {
         "signal=USR2                 | option 'signal' is USR1",
         "signal=QUIT                 | option 'signal' is USR1",
         "dump=/tmp/d.json            | give 'signal' as well",
+        "statistics=no               | option 'statistics' is on or off",
     })
     void malformedOptionsAreRefusedNamingTheOption(String text, String expected) {
         IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse(text));

@@ -184,6 +184,33 @@ class FindingsIT {
         assertTrue(events.stream().anyMatch(e -> e.getString("stack").contains("BlockingDns.getByName(")), events.toString());
     }
 
+    /**
+     * A blocking call's event spans the call (a sleep of 10 ms cannot end sooner) and is committed
+     * on the thread that made it, so its JFR stack trace is the call's own; a task is named as
+     * every kind names it.
+     */
+    @Test
+    void aBlockingCallsJfrEventSpansTheCallOnItsOwnThread(@TempDir Path dir) throws Exception {
+        Path recording = dir.resolve("run.jfr");
+        AgentRun run = AgentRun.run("log=off", "blocking-sleep", "-XX:StartFlightRecording=filename=" + recording);
+        assertEquals(0, run.exitCode(), run.stderr());
+        List<RecordedEvent> events = AgentRun.detectionEvents(recording);
+        assertEquals(5, events.size(), events.toString());
+        for (RecordedEvent event : events) {
+            assertEquals("blocking-call", event.getString("kind"));
+            assertTrue(event.getDuration().toMillis() >= 10, "the sleep's 10 ms at least: " + event);
+            List<String> frames = event.getStackTrace().getFrames().stream()
+                    .map(frame -> frame.getMethod().getType().getName() + "." + frame.getMethod().getName()).toList();
+            assertTrue(frames.contains("java.lang.Thread.sleep") || frames.contains("java.util.concurrent.TimeUnit.sleep"), frames.toString());
+            assertTrue(frames.stream().anyMatch(frame -> frame.matches("io\\.loopdiag\\.apps\\.BlockingSleep\\.\\w*[sS]leep\\w*")),
+                    "the application's method that slept: " + frames);
+        }
+        List<String> tasks = events.stream().map(event -> String.valueOf(event.getString("task"))).sorted().toList();
+        assertEquals(List.of("'blocker' (#1)", "'blocker' (#1)", "'blocker' (#1)", "'blocker' (#1)", "null"), tasks, "four in the task, one in a callback");
+        assertTrue(events.stream().anyMatch(event -> event.getThread().getJavaName().equals("task 'blocker' #1")),
+                "committed on the task's own thread: " + events);
+    }
+
     @Test
     void aCallbackThatNeverReturnsIsReportedWhileItRunsAndTheReportSurvivesTheKill(@TempDir Path dir) throws Exception {
         Path reportPath = dir.resolve("report.json");

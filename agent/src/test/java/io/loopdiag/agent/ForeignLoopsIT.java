@@ -94,6 +94,9 @@ class ForeignLoopsIT {
         RecordedEvent slow = events.stream().filter(event -> event.getString("kind").equals("slow-callback")).findFirst()
                 .orElseThrow(() -> new AssertionError("no slow-callback event: " + events));
         assertTrue(slow.getString("stack").contains("NettySlowHandler$RiskHandler.scoreRisk(NettySlowHandler.java:"), slow.toString());
+        // It spans the callback as the watchdog saw it, from its first sight (at most a 5 ms sampling period
+        // after it began) to its end: a callback over the 100 ms limit, less that period.
+        assertTrue(slow.getDuration().toMillis() >= 90, slow.toString());
     }
 
     @ParameterizedTest

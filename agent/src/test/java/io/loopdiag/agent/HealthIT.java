@@ -1,13 +1,18 @@
 package io.loopdiag.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.tools.attach.VirtualMachine;
 import io.loopdiag.agent.support.LiveChild;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
@@ -82,6 +87,27 @@ class HealthIT {
                     assertEquals(0L, ((javax.management.openmbean.CompositeData) row).get("value"),
                             "a 200 ms callback under slow=1s is no finding: " + byKind);
                 }
+            }
+        }
+    }
+
+    /** statistics=off: no probe, no bean (the agent's own included), no statistics in the dump. */
+    @Test
+    void withStatisticsOffThereAreNoBeans() throws Exception {
+        try (LiveChild child = LiveChild.scenario("log=off,slow=1s,statistics=off", "half-busy")) {
+            child.expectLine("half-busy ready");
+            try (JMXConnector connector = connect(child.pid())) {
+                MBeanServerConnection jmx = connector.getMBeanServerConnection();
+                ThreadMXBean threads = ManagementFactory.newPlatformMXBeanProxy(jmx, ManagementFactory.THREAD_MXBEAN_NAME, ThreadMXBean.class);
+                List<String> names = new ArrayList<>();
+                for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+                    if (info != null) {
+                        names.add(info.getThreadName());
+                    }
+                }
+                assertTrue(names.contains("loopdiag-watchdog"), "the agent runs: " + names);
+                assertFalse(names.contains("loopdiag-jmx"), "the thread that keeps the beans never started: " + names);
+                assertEquals(Set.of(), jmx.queryNames(new ObjectName("io.loopdiag:*"), null));
             }
         }
     }

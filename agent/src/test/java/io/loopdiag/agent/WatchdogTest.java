@@ -27,7 +27,7 @@ class WatchdogTest {
         private Object work;
         private long count;
         private String description;
-        private long taskId = -1;
+        private String task;
         private List<StackTraceElement> stack = List.of();
 
         FakeLoop(String name) {
@@ -78,7 +78,7 @@ class WatchdogTest {
 
         @Override
         public Running running() {
-            return work == null ? null : new Running(description, taskId, stack);
+            return work == null ? null : new Running(description, task, stack);
         }
     }
 
@@ -221,13 +221,29 @@ class WatchdogTest {
         assertTrue(slow.get(0).contains("still running when the JVM exited"), slow.get(0));
     }
 
+    /** The slow-callback that ends a stall is where the callback was stuck, not where its last moments went. */
     @Test
-    void aTaskStepIsNamedByItsTask() {
+    void aStallThatEndsIsASlowCallbackWhereMostOfItsSamplesWere() {
+        loop.start("I/O of handler 'orders'", "java.net.Socket.connect", "com.acme.Orders.fetchPrice", "com.acme.Orders.channelRead");
+        runFor(1_500); // stall reports at 100, 200, 400 and 800 ms see the backend call
+        loop.at("com.acme.Orders.answer", "com.acme.Orders.channelRead");
+        loop.description = "I/O";
+        runFor(200); // and the one at 1600 ms the answer being written
+        loop.end();
+        runFor(5);
+        List<String> slow = printed("slow-callback");
+        assertEquals(1, slow.size(), log.toString(StandardCharsets.UTF_8));
+        assertTrue(slow.get(0).contains(": I/O of handler 'orders' took about "), slow.get(0));
+        assertTrue(slow.get(0).contains("at com.acme.Orders.fetchPrice(App.java:"), slow.get(0));
+    }
+
+    @Test
+    void aTaskStepIsNamedByItsTaskAsEveryKindNamesIt() {
         loop.start("step of Task[fetch #7, running]", "com.acme.Quotes.fetch");
-        loop.taskId = 7;
+        loop.task = Names.task("fetch", 7);
         runFor(110);
         loop.end();
         runFor(5);
-        assertEquals("#7", findings.all().get(0).task);
+        assertEquals("'fetch' (#7)", findings.all().get(0).task);
     }
 }

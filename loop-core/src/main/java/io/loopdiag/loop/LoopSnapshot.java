@@ -37,10 +37,11 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
      * @param sinceNanos at or before the moment it started: the loop reads its clock only every
      *                   few callbacks
      * @param taskId     the task it steps, or -1 for a plain callback
+     * @param taskName   that task's name, or null for a plain callback
      * @param stack      the stack of the thread running it (the task's for a task step), innermost
      *                   first, the loop's own frames below the callback removed; empty without stacks
      */
-    public record RunningCallback(String description, long sinceNanos, long taskId, List<StackTraceElement> stack) {
+    public record RunningCallback(String description, long sinceNanos, long taskId, String taskName, List<StackTraceElement> stack) {
     }
 
     /**
@@ -143,7 +144,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         Thread runner = runningThread(loop);
         List<StackTraceElement> stack = withStack && runner != null ? runningStack(runner.getStackTrace()) : List.of();
         return new RunningCallback(Handle.describe(callback), loop.clockStampNanos(),
-                stepped != null ? stepped.id() : -1, stack);
+                stepped != null ? stepped.id() : -1, stepped != null ? stepped.name() : null, stack);
     }
 
     /** The thread running the callback {@code loop} dispatches now, or null: see {@link EventLoop#runningThread()}. */

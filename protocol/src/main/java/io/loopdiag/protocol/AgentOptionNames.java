@@ -16,6 +16,8 @@ public final class AgentOptionNames {
     public static final String SIGNAL = "signal";
     /** Where the dump {@link #SIGNAL} asks for goes, as JSON: a path ({@link #PID_PLACEHOLDER} for the pid); without it, text on stderr. */
     public static final String DUMP = "dump";
+    /** Whether the agent keeps every loop's health numbers ({@code on}, the default, or {@code off}). */
+    public static final String STATISTICS = "statistics";
     /** In a {@link #REPORT} or {@link #DUMP} path, the JVM's process id: each JVM of a build keeps its own report. */
     public static final String PID_PLACEHOLDER = "%p";
     /** Between options. */
@@ -24,8 +26,8 @@ public final class AgentOptionNames {
     private AgentOptionNames() {
     }
 
-    /** {@code slow, blocking, report, log, allow, threads, signal, dump}: for messages that list them. */
+    /** {@code slow, blocking, report, log, allow, threads, signal, dump, statistics}: for messages that list them. */
     public static String all() {
-        return String.join(", ", SLOW, BLOCKING, REPORT, LOG, ALLOW, THREADS, SIGNAL, DUMP);
+        return String.join(", ", SLOW, BLOCKING, REPORT, LOG, ALLOW, THREADS, SIGNAL, DUMP, STATISTICS);
     }
 }

@@ -45,6 +45,12 @@ public final class BlockingCheck {
          */
         void loopStarted(LoopThread loop, String hint, Class<?> origin);
 
+        /**
+         * The blocking call for which the listener left {@code timing} in the thread's state
+         * ({@link LoopThread#timing}) has returned or thrown; on the loop thread.
+         */
+        void blockingCallEnded(Object timing);
+
         /** A Netty promise completed with nobody listening or waiting; {@code result} is its outcome field. */
         void promiseSettled(Object promise, Object result);
 
@@ -184,9 +190,22 @@ public final class BlockingCheck {
 
     public static void exit() {
         LoopThread state = STATE.get();
-        if (state != null && state != ORDINARY) {
-            state.inCall = 0;
+        if (state == null || state == ORDINARY) {
+            return;
         }
+        Object timing = state.timing;
+        if (timing != null) {
+            state.timing = null;
+            Listener current = listener;
+            try {
+                if (current != null) {
+                    current.blockingCallEnded(timing); // still inCall: nothing it does is a blocking call
+                }
+            } catch (Throwable ignored) {
+                // As in enter.
+            }
+        }
+        state.inCall = 0;
     }
 
     /** True while the current thread is inside a reported blocking call or the agent's own reporting. */

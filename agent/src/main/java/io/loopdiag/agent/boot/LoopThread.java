@@ -40,6 +40,11 @@ public final class LoopThread {
     public volatile Object handler;
     /** How many units have started on this thread. */
     public long units;
+    /**
+     * The agent's record of the blocking call being made now, timed to its end (a JFR event begun
+     * as it was entered), or null; the loop thread's own.
+     */
+    public Object timing;
     private Object[] outer = new Object[2];
     private int depth;
 
