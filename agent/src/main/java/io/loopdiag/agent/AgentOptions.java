@@ -56,10 +56,18 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
 
     /** Parses {@code text} (null or empty: the defaults). */
     public static AgentOptions parse(String text) {
-        AgentOptions options = defaults();
         if (text == null || text.isEmpty()) {
-            return options;
+            return defaults();
         }
+        Duration slow = DEFAULT_SLOW;
+        Blocking blocking = Blocking.WARN;
+        Path report = null;
+        boolean log = true;
+        List<String> allow = List.of();
+        Pattern threads = null;
+        String signal = null;
+        Path dump = null;
+        boolean statistics = true;
         Set<String> seen = new HashSet<>();
         for (String pair : text.split(String.valueOf(AgentOptionNames.SEPARATOR), -1)) {
             int equals = pair.indexOf('=');
@@ -80,24 +88,24 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
             if (value.isEmpty()) {
                 throw refused("option '" + Text.excerpt(key) + "' has an empty value", text);
             }
-            options = switch (key) {
-                case AgentOptionNames.SLOW -> options.withSlow(parseDuration(key, value, text));
-                case AgentOptionNames.BLOCKING -> options.withBlocking(parseBlocking(value, text));
-                case AgentOptionNames.REPORT -> options.withReport(parsePath(key, value, text));
-                case AgentOptionNames.LOG -> options.withLog(parseLog(value, text));
-                case AgentOptionNames.ALLOW -> options.withAllow(parseAllow(value, text));
-                case AgentOptionNames.THREADS -> options.withThreads(parseThreads(value, text));
-                case AgentOptionNames.SIGNAL -> options.withSignal(parseSignal(value, text));
-                case AgentOptionNames.DUMP -> options.withDump(parsePath(key, value, text));
-                case AgentOptionNames.STATISTICS -> options.withStatistics(parseOnOff(key, value, text));
+            switch (key) {
+                case AgentOptionNames.SLOW -> slow = parseDuration(key, value, text);
+                case AgentOptionNames.BLOCKING -> blocking = parseBlocking(value, text);
+                case AgentOptionNames.REPORT -> report = parsePath(key, value, text);
+                case AgentOptionNames.LOG -> log = parseLog(value, text);
+                case AgentOptionNames.ALLOW -> allow = parseAllow(value, text);
+                case AgentOptionNames.THREADS -> threads = parseThreads(value, text);
+                case AgentOptionNames.SIGNAL -> signal = parseSignal(value, text);
+                case AgentOptionNames.DUMP -> dump = parsePath(key, value, text);
+                case AgentOptionNames.STATISTICS -> statistics = parseOnOff(key, value, text);
                 default -> throw refused("unknown option '" + Text.excerpt(key)
                         + "' (known: " + AgentOptionNames.all() + ")", text);
-            };
+            }
         }
-        if (options.dump() != null && options.signal() == null) {
+        if (dump != null && signal == null) {
             throw refused("option 'dump' names where the dump a signal asks for goes: give 'signal' as well", text);
         }
-        return options;
+        return new AgentOptions(slow, blocking, report, log, allow, threads, signal, dump, statistics);
     }
 
     private static Duration parseDuration(String key, String value, String text) {
@@ -196,41 +204,5 @@ public record AgentOptions(Duration slow, Blocking blocking, Path report, boolea
 
     private static IllegalArgumentException refused(String why, String text) {
         return new IllegalArgumentException("bad agent options '" + Text.excerpt(text) + "': " + why);
-    }
-
-    AgentOptions withSlow(Duration value) {
-        return new AgentOptions(value, blocking, report, logToStderr, allow, threads, signal, dump, statistics);
-    }
-
-    AgentOptions withBlocking(Blocking value) {
-        return new AgentOptions(slow, value, report, logToStderr, allow, threads, signal, dump, statistics);
-    }
-
-    AgentOptions withReport(Path value) {
-        return new AgentOptions(slow, blocking, value, logToStderr, allow, threads, signal, dump, statistics);
-    }
-
-    AgentOptions withLog(boolean value) {
-        return new AgentOptions(slow, blocking, report, value, allow, threads, signal, dump, statistics);
-    }
-
-    AgentOptions withAllow(List<String> value) {
-        return new AgentOptions(slow, blocking, report, logToStderr, value, threads, signal, dump, statistics);
-    }
-
-    AgentOptions withThreads(Pattern value) {
-        return new AgentOptions(slow, blocking, report, logToStderr, allow, value, signal, dump, statistics);
-    }
-
-    AgentOptions withSignal(String value) {
-        return new AgentOptions(slow, blocking, report, logToStderr, allow, threads, value, dump, statistics);
-    }
-
-    AgentOptions withDump(Path value) {
-        return new AgentOptions(slow, blocking, report, logToStderr, allow, threads, signal, value, statistics);
-    }
-
-    AgentOptions withStatistics(boolean value) {
-        return new AgentOptions(slow, blocking, report, logToStderr, allow, threads, signal, dump, value);
     }
 }
