@@ -5,8 +5,8 @@
 #   bench/network/run.sh [--smoke] [--rounds N] [--subjects LIST]
 #
 # Subjects: loop-core (test-apps echo-server / http-server), loop-core with the agent (variant
-# "agent"), netty, netty with the agent (variant "agent"), netty with BlockHound (variant
-# "blockhound"), asyncio and node (bench/peers/*_servers.*, or PEERS_DIR/*_servers.*; a missing
+# "agent", and "agent-nostats" with its loop health numbers off, statistics=off), netty, netty
+# with the agent (variant "agent"), netty with BlockHound (variant "blockhound"), asyncio and node (bench/peers/*_servers.*, or PEERS_DIR/*_servers.*; a missing
 # script or interpreter is noted on stderr and the subject skipped). --subjects: only these,
 # comma-separated, each SUBJECT (all its variants) or SUBJECT:VARIANT, e.g. "netty" or
 # "loop-core,netty:default,asyncio,node"; default all. Output: one JSON line per
@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
       shift ;;
     --subjects)
       subjects=${2:-}
-      [[ "$subjects" =~ ^[a-z-]+(:[a-z]+)?(,[a-z-]+(:[a-z]+)?)*$ ]] \
+      [[ "$subjects" =~ ^[a-z-]+(:[a-z-]+)?(,[a-z-]+(:[a-z-]+)?)*$ ]] \
         || { echo "run.sh: --subjects needs SUBJECT[:VARIANT],... (e.g. netty or loop-core,netty:default)" >&2; exit 2; }
       shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
@@ -159,7 +159,7 @@ measure() {
   local workload=$1 subject=$2 variant=$3
   shift 3
   local detections=()
-  [ "$variant" = agent ] && detections=(--server-stderr "$work/server.err")
+  [[ "$variant" == agent* ]] && detections=(--server-stderr "$work/server.err")
   [ "$variant" = blockhound ] && detections=(--server-stderr "$work/server.err" --detector blockhound)
   log "$subject ($variant): $workload"
   : >"$work/result.jsonl"
@@ -236,6 +236,16 @@ netty_variant() {
     "$java" "${flags[@]}" -jar "$bench_jar" netty-http --port 0 "${args[@]}"
 }
 
+# loop_core_agent VARIANT: loop-core's servers with the agent, its statistics on ("agent") or off ("agent-nostats").
+agent_variants=(agent agent-nostats)
+loop_core_agent() {
+  local options=log=stderr
+  [ "$1" = agent-nostats ] && options+=,statistics=off
+  subject loop-core "$1" \
+    "$java" "-javaagent:$agent_jar=$options" -jar "$apps_jar" echo-server --port 0 -- \
+    "$java" "-javaagent:$agent_jar=$options" -jar "$apps_jar" http-server --port 0
+}
+
 log "JDK $java_home; $(nproc) cores shared by server and load; $($smoke && echo smoke: ) loads of ${load_seconds} s after a warm-up of ${warmup_seconds} s, $rounds round(s)"
 busy_before=$(machine_busy_ticks); sleep 2
 busy_cores=$(awk -v t=$(($(machine_busy_ticks) - busy_before)) -v hz="$clock_ticks" 'BEGIN { printf "%.2f", t / hz / 2 }')
@@ -253,9 +263,11 @@ for round in $(seq 1 "$rounds"); do
   subject loop-core default \
     "$java" -jar "$apps_jar" echo-server --port 0 -- \
     "$java" -jar "$apps_jar" http-server --port 0
-  subject loop-core agent \
-    "$java" "-javaagent:$agent_jar=log=stderr" -jar "$apps_jar" echo-server --port 0 -- \
-    "$java" "-javaagent:$agent_jar=log=stderr" -jar "$apps_jar" http-server --port 0
+  # With the agent, its loop health numbers on and off taking turns at going first: their difference is
+  # what the statistics cost.
+  for turn in 0 1; do
+    loop_core_agent ${agent_variants[$(( (round - 1 + turn) % 2 ))]}
+  done
   # Netty's variants take turns at going first: round 1 default, agent, blockhound; round 2 agent,
   # blockhound, default; and so on.
   for turn in 0 1 2; do

@@ -51,12 +51,14 @@ class BenchSmokeIT {
                 "echo loop-core default", "echo loop-core agent", "echo netty default", "echo asyncio default", "echo node default",
                 "echo netty agent", "echo netty blockhound", "blocking-corpus loopdiag default", "blocking-corpus blockhound default",
                 "dump-100k loop-core agent", "dump-stall loop-core agent", "dump-100k asyncio default",
-                "blocking-check jvm default", "blocking-check jvm agent", "blocking-check blockhound default")) {
+                "blocking-check jvm default", "blocking-check jvm agent", "blocking-check blockhound default",
+                "callback-chain loop-core agent-nostats", "echo loop-core agent-nostats")) {
             assertTrue(seen.contains(expected), "no result for " + expected + " in " + seen + "\n" + output);
         }
         String markdown = Files.readString(TOP.resolve("bench/results/smoke/latest.md"));
         assertTrue(markdown.contains("| callback chain (1M) |"), markdown);
         assertTrue(markdown.contains("## Netty with the agent") && markdown.contains("| Thread.sleep(long) | yes |"), markdown);
+        assertTrue(markdown.contains("## The cost of loop health") && markdown.contains("| callback chain (1M `callSoon`) | "), markdown);
         assertTrue(Files.readString(TOP.resolve("bench/results/smoke/ratios.svg")).startsWith("<svg"));
     }
 }
