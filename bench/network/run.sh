@@ -6,8 +6,9 @@
 #
 # Subjects: loop-core (test-apps echo-server / http-server), loop-core with the agent (variant
 # "agent", and "agent-nostats" with its loop health numbers off, statistics=off), netty, netty
-# with the agent (variant "agent"), netty with BlockHound (variant "blockhound"), asyncio and node (bench/peers/*_servers.*, or PEERS_DIR/*_servers.*; a missing
-# script or interpreter is noted on stderr and the subject skipped). --subjects: only these,
+# with the agent (variant "agent"), netty with BlockHound (variant "blockhound"), asyncio and
+# node (bench/peers/*_servers.*, or PEERS_DIR/*_servers.*; a missing script or interpreter is
+# noted on stderr and the subject skipped). --subjects: only these,
 # comma-separated, each SUBJECT (all its variants) or SUBJECT:VARIANT, e.g. "netty" or
 # "loop-core,netty:default,asyncio,node"; default all. Output: one JSON line per
 # measurement on stdout, in the benchmarks' shared format; progress and the servers' own stderr on
