@@ -27,9 +27,30 @@ final class CheckOptions {
     @Option(names = "--sarif", paramLabel = "FILE", description = "Also write the findings as SARIF 2.1.0, located at their application frame.")
     Path sarif;
 
+    @Option(names = "--docs-url", paramLabel = "URL", converter = DocsUrlConverter.class,
+            description = "Where loopdiag's docs/agent.md is published (on your Git host, say): the SARIF rules then link to their section there.")
+    java.net.URI docsUrl;
+
     @Option(names = "--source-root", paramLabel = "DIR", defaultValue = ".",
             description = "Where the sources are, to give each finding's file as a path under it (default: the current folder).")
     Path sourceRoot;
+
+    static final class DocsUrlConverter implements picocli.CommandLine.ITypeConverter<java.net.URI> {
+        @Override
+        public java.net.URI convert(String value) {
+            try {
+                java.net.URI uri = new java.net.URI(value);
+                if (("https".equalsIgnoreCase(uri.getScheme()) || "http".equalsIgnoreCase(uri.getScheme()))
+                        && uri.getHost() != null && uri.getFragment() == null) {
+                    return uri;
+                }
+            } catch (java.net.URISyntaxException e) {
+                // refused below, with the same message
+            }
+            throw new picocli.CommandLine.TypeConversionException("'" + Text.printable(value)
+                    + "' is not an http(s) address without a #fragment (the rules add their own)");
+        }
+    }
 
     static final class Kinds extends java.util.ArrayList<String> {
         Kinds() {

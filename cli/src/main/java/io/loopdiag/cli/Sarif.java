@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.loopdiag.protocol.Frame;
 import io.loopdiag.protocol.Kind;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -15,7 +16,8 @@ import java.util.List;
  * frame (the file under the source root and the line; a frame whose file is not there has only its
  * logical location, not a path that matches nothing), with the finding's fingerprint as its
  * partial fingerprints (GitHub tracks alerts by {@code primaryLocationLineHash} alone) and, when a
- * baseline is given, {@code baselineState}. Paths are relative to {@code %SRCROOT%}, which
+ * baseline is given, {@code baselineState}. Given where the docs are published, the driver's
+ * {@code informationUri} is that page and each rule's {@code helpUri} its section. Paths are relative to {@code %SRCROOT%}, which
  * code-scanning UIs take as the repository. SarifSchemaTest validates it against the schema.
  */
 final class Sarif {
@@ -25,8 +27,11 @@ final class Sarif {
     private Sarif() {
     }
 
-    /** Writes the file; {@code againstBaseline} says whether a baseline was given, for each result's {@code baselineState}. */
-    static void write(Path path, List<Verdict.Judged> judged, Sources sources, boolean againstBaseline) throws IOException {
+    /**
+     * Writes the file; {@code againstBaseline} says whether a baseline was given, for each result's
+     * {@code baselineState}; {@code docs}, where docs/agent.md is published, or null for no links.
+     */
+    static void write(Path path, List<Verdict.Judged> judged, Sources sources, boolean againstBaseline, URI docs) throws IOException {
         ObjectMapper json = Json.mapper();
         ObjectNode root = json.createObjectNode();
         root.put("$schema", SCHEMA_URI);
@@ -36,6 +41,9 @@ final class Sarif {
         driver.put("name", "loopdiag");
         String version = Sarif.class.getPackage().getImplementationVersion();
         driver.put("version", version != null ? version : "development");
+        if (docs != null) {
+            driver.put("informationUri", docs.toString());
+        }
         ArrayNode rules = driver.putArray("rules");
         for (Kind kind : Kind.values()) {
             ObjectNode rule = rules.addObject();
@@ -46,6 +54,9 @@ final class Sarif {
             rule.putObject("help")
                     .put("text", kind.description() + "\n\n" + kind.advice())
                     .put("markdown", "**" + title(kind) + "**: " + kind.description() + "\n\n" + kind.advice());
+            if (docs != null) {
+                rule.put("helpUri", docs + "#" + section(kind));
+            }
             rule.putObject("properties").putArray("tags").add("event-loop").add("performance");
         }
         ArrayNode results = run.putArray("results");
@@ -82,6 +93,11 @@ final class Sarif {
         }
         JunitXml.createParent(path);
         json.writerWithDefaultPrettyPrinter().writeValue(path.toFile(), root);
+    }
+
+    /** The anchor of the kind's section in docs/agent.md, as Git hosts render the heading. */
+    private static String section(Kind kind) {
+        return kind == Kind.LOOP_STALL || kind == Kind.SLOW_CALLBACK ? "slow-callback-and-loop-stall" : kind.id();
     }
 
     /** A rule's title, as a code-scanning UI lists it. */

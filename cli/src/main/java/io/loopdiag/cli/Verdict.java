@@ -72,7 +72,7 @@ final class Verdict {
                 JunitXml.write(options.junitXml, judged);
             }
             if (options.sarif != null) {
-                Sarif.write(options.sarif, judged, Sources.under(options.sourceRoot), options.baseline != null);
+                Sarif.write(options.sarif, judged, Sources.under(options.sourceRoot), options.baseline != null, options.docsUrl);
             }
             if (options.writeBaseline != null) {
                 Baseline.write(options.writeBaseline, judged.stream().map(Judged::finding).toList());

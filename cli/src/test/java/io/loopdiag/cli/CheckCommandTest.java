@@ -166,6 +166,42 @@ class CheckCommandTest {
         Path badXml = Files.writeString(temp.resolve("bad.xml"), junit.replace("<testcase ", "<testcase file=\"Cart.java\" line=\"41\" "));
         assertTrue(org.junit.jupiter.api.Assertions.assertThrows(AssertionError.class, () -> Formats.assertValidJenkinsJunitXml(badXml))
                 .getMessage().contains("'file'"));
+        // No address given: no link that could 404.
+        assertTrue(run.path("tool").path("driver").path("informationUri").isMissingNode(), run.toString());
+        assertTrue(rule.path("helpUri").isMissingNode(), rule.toString());
+    }
+
+    /** Given where the docs are published, each rule links to its own section of docs/agent.md, one that exists. */
+    @Test
+    void theDocsUrlGivesEachRuleALinkToItsSection() throws Exception {
+        Path report = report("a.json", finding("blocking-call", "sleep", 1, 41));
+        Path sarif = temp.resolve("loopdiag.sarif");
+        String docs = "https://git.example.com/acme/loopdiag/blob/main/docs/agent.md";
+        assertEquals(1, check("check", report.toString(), "--sarif", sarif.toString(), "--docs-url", docs), err.toString());
+        Formats.assertValidSarif(sarif);
+        JsonNode driver = new ObjectMapper().readTree(sarif.toFile()).path("runs").get(0).path("tool").path("driver");
+        assertEquals(docs, driver.path("informationUri").asText());
+        java.util.Set<String> anchors = Files.readAllLines(Path.of("../docs/agent.md")).stream()
+                .filter(line -> line.startsWith("#"))
+                .map(line -> line.replaceFirst("^#+ ", "").toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9 -]", "").replace(' ', '-'))
+                .collect(java.util.stream.Collectors.toSet());
+        for (JsonNode rule : driver.path("rules")) {
+            String help = rule.path("helpUri").asText();
+            assertTrue(help.startsWith(docs + "#"), rule.toString());
+            assertTrue(anchors.contains(help.substring(docs.length() + 1)), help + " is not a heading of docs/agent.md: " + anchors);
+        }
+        assertEquals("https://git.example.com/acme/loopdiag/blob/main/docs/agent.md#blocking-call",
+                driver.path("rules").get(0).path("helpUri").asText());
+    }
+
+    @ParameterizedTest
+    @CsvSource({"docs/agent.md", "ftp://example.com/agent.md", "https://example.com/agent.md#findings", "'https://exa mple.com/'"})
+    void aDocsUrlThatCannotBeLinkedIsRefusedInOneLine(String url) throws Exception {
+        Path report = report("a.json", finding("blocking-call", "sleep", 1, 41));
+        assertEquals(ExitCodes.USAGE, check("check", report.toString(), "--sarif", temp.resolve("x.sarif").toString(), "--docs-url", url));
+        assertEquals(1, err.toString().lines().count(), err.toString());
+        assertTrue(err.toString().contains("is not an http(s) address without a #fragment"), err.toString());
+        assertFalse(Files.exists(temp.resolve("x.sarif")));
     }
 
     /** No finding: one passing test case (an empty suite fails a Jenkins build), and an empty but valid SARIF run. */
