@@ -19,7 +19,8 @@ final class BlockingCalls implements BlockingCheck.Listener {
     /**
      * Call sites allowed to block whatever the options say: short, one-time waits inside the JDK
      * that an application cannot avoid (reading a class from a jar, the security and logging
-     * configuration files, the time-zone rules, handing work to an executor under its queue's lock).
+     * configuration files, the time-zone rules, an executor's own lock held while it takes work or
+     * shuts down: Vert.x' close shuts its worker pools down from a loop).
      */
     static final List<String> BUILT_IN_ALLOW = List.of(
             "java.lang.ClassLoader#loadClass",
@@ -27,7 +28,9 @@ final class BlockingCalls implements BlockingCheck.Listener {
             "java.security.Security",
             "java.util.logging.LogManager",
             "java.time.zone.ZoneRulesProvider",
-            "java.util.concurrent.ThreadPoolExecutor#execute");
+            "java.util.concurrent.ThreadPoolExecutor#execute",
+            "java.util.concurrent.ThreadPoolExecutor#shutdown",
+            "java.util.concurrent.ThreadPoolExecutor#shutdownNow");
 
     private final Findings findings;
     private final ForeignLoops foreignLoops;
