@@ -1,5 +1,6 @@
 package io.loopdiag.cli;
 
+import io.loopdiag.protocol.JvmFlags;
 import io.loopdiag.protocol.Text;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -8,6 +9,7 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -55,9 +57,13 @@ final class DemoCommand implements Callable<Integer> {
             return ExitCodes.USAGE;
         }
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = List.of(java, "-javaagent:" + agent, "-jar", apps.toString(), SCENARIO);
-        out.println("== 1. A service on the loop, with the agent:");
-        out.println("   java -javaagent:" + agent + " -jar " + Path.of("").toAbsolutePath().relativize(apps) + " " + SCENARIO);
+        // This JVM's java, 21 or newer, accepts the flags; nothing here debugs the service.
+        List<String> command = new ArrayList<>(List.of(java));
+        command.addAll(JvmFlags.WITHOUT_JVMTI_TRANSITIONS);
+        command.addAll(List.of("-javaagent:" + agent, "-jar", apps.toString(), SCENARIO));
+        out.println("== 1. A service on the loop, with the agent (the -XX flags make it cheaper on virtual threads):");
+        out.println("   java " + String.join(" ", JvmFlags.WITHOUT_JVMTI_TRANSITIONS) + " -javaagent:" + agent + " -jar "
+                + Path.of("").toAbsolutePath().relativize(apps) + " " + SCENARIO);
         out.println("   It handles 100 requests that all need the cache's lock; the task refreshing the cache");
         out.println("   holds it and calls CompletableFuture.get() on the loop. What the agent prints (|):");
         out.flush();

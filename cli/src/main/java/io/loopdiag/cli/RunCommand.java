@@ -1,14 +1,17 @@
 package io.loopdiag.cli;
 
 import io.loopdiag.protocol.AgentOptionNames;
+import io.loopdiag.protocol.JvmFlags;
 import io.loopdiag.protocol.Text;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -43,6 +46,12 @@ final class RunCommand implements Callable<Integer> {
             description = "More agent options, such as slow=250ms,allow=com.acme.Cache#load (not report).")
     String agentOptions;
 
+    @Option(names = "--keep-jvmti-transitions",
+            description = "Keep the JVM's JVMTI notifications at each virtual-thread mount, which a debugger of virtual threads needs."
+                    + " By default run turns them off (they make any agent's task switch slower) when the command's java accepts it"
+                    + " and nothing in the command or its JVM options loads a native agent such as jdwp.")
+    boolean keepJvmtiTransitions;
+
     @Parameters(paramLabel = "COMMAND", arity = "1..*", description = "The command and its arguments, after --.")
     List<String> command;
 
@@ -70,8 +79,14 @@ final class RunCommand implements Callable<Integer> {
         String javaAgent = "-javaagent:" + agent + "=" + reportOption + reports.resolve("loopdiag-" + AgentOptionNames.PID_PLACEHOLDER + ".json")
                 + (agentOptions != null && !agentOptions.isBlank() ? AgentOptionNames.SEPARATOR + agentOptions : "");
         String inherited = System.getenv("JAVA_TOOL_OPTIONS");
+        List<String> jvmOptions = new ArrayList<>();
+        if (inherited != null && !inherited.isBlank()) {
+            jvmOptions.add(inherited);
+        }
+        jvmOptions.addAll(withoutJvmtiTransitions());
+        jvmOptions.add(javaAgent);
         ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
-        builder.environment().put("JAVA_TOOL_OPTIONS", (inherited == null || inherited.isBlank() ? "" : inherited + " ") + javaAgent);
+        builder.environment().put("JAVA_TOOL_OPTIONS", String.join(" ", jvmOptions));
 
         Instant started = Instant.now().minusSeconds(1); // file times may be coarser than the clock
         Process child;
@@ -102,6 +117,77 @@ final class RunCommand implements Callable<Integer> {
             return exit;
         }
         return verdict;
+    }
+
+    /**
+     * The flags that turn the JVM's virtual-thread mount notifications off, or none: none when asked
+     * to keep them, when the command or the JVM options it inherits load a native agent (a debugger
+     * needs them), or when the java the command runs (its first word if that is java, else
+     * JAVA_HOME's, else the one on PATH) refuses the flags, as one older than JDK 20 does.
+     */
+    private List<String> withoutJvmtiTransitions() {
+        List<String> none = List.of();
+        if (keepJvmtiTransitions) {
+            return none;
+        }
+        Stream<String> options = Stream.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "MAVEN_OPTS", "GRADLE_OPTS").map(System::getenv);
+        if (Stream.concat(command.stream(), options).anyMatch(text -> text != null && JvmFlags.loadsNativeAgent(text))) {
+            return none;
+        }
+        Path java = javaOfCommand();
+        if (java == null) {
+            return none;
+        }
+        List<String> probe = new ArrayList<>();
+        probe.add(java.toString());
+        probe.addAll(JvmFlags.WITHOUT_JVMTI_TRANSITIONS);
+        probe.add("-version");
+        ProcessBuilder builder = new ProcessBuilder(probe).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD);
+        builder.environment().remove("JAVA_TOOL_OPTIONS");
+        builder.environment().remove("JDK_JAVA_OPTIONS");
+        try {
+            Process process = builder.start();
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                return none;
+            }
+            return process.exitValue() == 0 ? JvmFlags.WITHOUT_JVMTI_TRANSITIONS : none;
+        } catch (IOException e) {
+            return none;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return none;
+        }
+    }
+
+    /** The java the command will most likely run, or null if none is found. */
+    private Path javaOfCommand() {
+        String first = command.get(0);
+        if (first.equals("java")) {
+            return onPath("java");
+        }
+        if (first.endsWith("/java")) {
+            return Path.of(first);
+        }
+        String javaHome = System.getenv("JAVA_HOME");
+        if (javaHome != null && !javaHome.isBlank() && Files.isExecutable(Path.of(javaHome, "bin", "java"))) {
+            return Path.of(javaHome, "bin", "java");
+        }
+        return onPath("java");
+    }
+
+    private static Path onPath(String name) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return null;
+        }
+        for (String folder : path.split(java.io.File.pathSeparator)) {
+            if (!folder.isEmpty() && Files.isExecutable(Path.of(folder, name))) {
+                return Path.of(folder, name);
+            }
+        }
+        return null;
     }
 
     private static boolean unsafe(String text) {

@@ -1,6 +1,7 @@
 package io.loopdiag.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -121,6 +122,30 @@ class VerbsIT {
         assertTrue(typo.out().contains("blocking-sleep done"), "the command ran:\n" + typo.out());
         assertTrue(typo.err().contains(": the agent refused its options and watched nothing (bad agent options "), typo.err());
         assertTrue(typo.err().contains("unknown option 'slwo'"), typo.err());
+    }
+
+    /**
+     * run turns the JVM's virtual-thread notifications off in the command's JVMs, unless asked to
+     * keep them or a native agent (a debugger) is in the command; JVMs show the flag's final value.
+     */
+    @Test
+    void runTurnsTheJvmtiTransitionsOffUnlessADebuggerOrTheOptionKeepsThem(@TempDir Path dir) throws Exception {
+        String off = "DoJVMTIVirtualThreadTransitions\\s+= false";
+        Jvms.Run lean = cli("run", "--report", dir.resolve("lean").toString(), "--", Jvms.JAVA, "-XX:+PrintFlagsFinal", "-version");
+        assertEquals(0, lean.exitCode(), lean.out() + lean.err());
+        assertTrue(java.util.regex.Pattern.compile(off).matcher(lean.out()).find(), lean.out());
+
+        Jvms.Run kept = cli("run", "--report", dir.resolve("kept").toString(), "--keep-jvmti-transitions", "--",
+                Jvms.JAVA, "-XX:+PrintFlagsFinal", "-version");
+        assertEquals(0, kept.exitCode(), kept.out() + kept.err());
+        assertTrue(kept.out().contains("UseSerialGC"), "the flags were printed:\n" + kept.out());
+        assertFalse(java.util.regex.Pattern.compile(off).matcher(kept.out()).find(), kept.out());
+
+        Jvms.Run debugged = cli("run", "--report", dir.resolve("debugged").toString(), "--", Jvms.JAVA,
+                "-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0", "-XX:+PrintFlagsFinal", "-version");
+        assertEquals(0, debugged.exitCode(), debugged.out() + debugged.err());
+        assertTrue(debugged.out().contains("UseSerialGC"), "the flags were printed:\n" + debugged.out());
+        assertFalse(java.util.regex.Pattern.compile(off).matcher(debugged.out()).find(), debugged.out());
     }
 
     @Test

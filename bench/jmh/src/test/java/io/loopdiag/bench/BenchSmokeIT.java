@@ -50,7 +50,8 @@ class BenchSmokeIT {
                 "suspended-memory node default",
                 "echo loop-core default", "echo loop-core agent", "echo netty default", "echo asyncio default", "echo node default",
                 "echo netty agent", "echo netty blockhound", "blocking-corpus loopdiag default", "blocking-corpus blockhound default",
-                "dump-100k loop-core agent", "dump-stall loop-core agent", "dump-100k asyncio default",
+                "dump-100k loop-core agent", "dump-stall loop-core agent", "dump-100k-first loop-core agent", "dump-100k jcmd default",
+                "dump-100k-first jcmd default", "dump-stall jcmd default", "dump-100k asyncio default",
                 "blocking-check jvm default", "blocking-check jvm agent", "blocking-check blockhound default",
                 "callback-chain loop-core agent-nostats", "echo loop-core agent-nostats")) {
             assertTrue(seen.contains(expected), "no result for " + expected + " in " + seen + "\n" + output);
