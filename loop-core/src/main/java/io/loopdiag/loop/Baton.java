@@ -1,5 +1,7 @@
 package io.loopdiag.loop;
 
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -14,6 +16,14 @@ final class Baton {
      * blocking call by its blocker's class ({@code LoopCoreHooks.BATON_BLOCKER}).
      */
     private final EventLoop loop;
+    /**
+     * The batons of the loops running now, copied on write: which task runs the calling code is
+     * the task of the baton it holds. A thread-local would cost every task's thread a map of its
+     * own (136 bytes a task, bench/README.md), and loops start and stop far more rarely than
+     * tasks ask.
+     */
+    private static final AtomicReference<Baton[]> RUNNING = new AtomicReference<>(new Baton[0]);
+
     /** Carries the loop's and its tasks' virtual threads; null when the JDK does not allow it. */
     private final LoopCarrier carrier;
     /** The thread running the loop's iterations, or null when the loop is not running. */
@@ -38,12 +48,29 @@ final class Baton {
         Thread me = Thread.currentThread();
         loopThread = me;
         holder = me;
+        RUNNING.updateAndGet(batons -> {
+            Baton[] now = Arrays.copyOf(batons, batons.length + 1);
+            now[batons.length] = this;
+            return now;
+        });
     }
 
     /** The loop stopped running: any one thread may use it again. */
     void loopStopped() {
+        RUNNING.updateAndGet(batons -> Arrays.stream(batons).filter(baton -> baton != this).toArray(Baton[]::new));
         holder = null;
         loopThread = null;
+    }
+
+    /** The task whose thread is the calling thread and holds its loop's baton, or null (a loop's thread, or no loop's). */
+    static Task<?> currentTask() {
+        Thread me = Thread.currentThread();
+        for (Baton baton : RUNNING.get()) {
+            if (baton.holder == me) {
+                return baton.task;
+            }
+        }
+        return null;
     }
 
     Thread loopThread() {

@@ -251,7 +251,7 @@ public final class EventLoop implements AutoCloseable {
         if (isRunning()) {
             throw new IllegalStateException("event loop '" + name + "' is already running");
         }
-        if (RUNNING.get() != null || Task.CURRENT.get() != null) {
+        if (RUNNING.get() != null || Task.current() != null) {
             throw new IllegalStateException("cannot run event loop '" + name
                     + "' while another loop is running on this thread");
         }
@@ -711,7 +711,7 @@ public final class EventLoop implements AutoCloseable {
      * null if there is none (asyncio's {@code _get_running_loop}). {@link Async#loop()} throws instead.
      */
     public static EventLoop current() {
-        Task<?> task = Task.CURRENT.get();
+        Task<?> task = Task.current();
         return task != null ? task.loop : RUNNING.get();
     }
 

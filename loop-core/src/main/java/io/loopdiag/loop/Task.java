@@ -14,8 +14,6 @@ import io.loopdiag.protocol.States;
  * suspension point. A task that catches it and finishes normally has refused the cancellation.
  */
 public final class Task<T> extends Future<T> {
-    static final ThreadLocal<Task<?>> CURRENT = new ThreadLocal<>();
-
     private final long id;
     private final String name;
     private final Coroutine.Body<T> body;
@@ -41,11 +39,11 @@ public final class Task<T> extends Future<T> {
 
     /** The task running the calling code, or null if the caller is not inside a task. */
     public static Task<?> current() {
-        return CURRENT.get();
+        return Baton.currentTask();
     }
 
     static Task<?> currentOrThrow(String what) {
-        Task<?> task = CURRENT.get();
+        Task<?> task = Baton.currentTask();
         if (task == null) {
             throw new IllegalStateException(what + " can only be called inside a task (EventLoop.createTask, EventLoop.run)");
         }
@@ -153,7 +151,6 @@ public final class Task<T> extends Future<T> {
     // ---- the coroutine's own thread ---------------------------------------------------------------
 
     private void runCoroutine() {
-        CURRENT.set(this);
         loop.baton.awaitBaton();
         T value = null;
         Throwable failure = null;
