@@ -2,6 +2,8 @@ package io.loopdiag.cli;
 
 import io.loopdiag.protocol.Kind;
 import io.loopdiag.protocol.Text;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Option;
@@ -29,22 +31,22 @@ final class CheckOptions {
 
     @Option(names = "--docs-url", paramLabel = "URL", converter = DocsUrlConverter.class,
             description = "Where loopdiag's docs/agent.md is published (on your Git host, say): the SARIF rules then link to their section there.")
-    java.net.URI docsUrl;
+    URI docsUrl;
 
     @Option(names = "--source-root", paramLabel = "DIR", defaultValue = ".",
             description = "Where the sources are, to give each finding's file as a path under it (default: the current folder).")
     Path sourceRoot;
 
-    static final class DocsUrlConverter implements picocli.CommandLine.ITypeConverter<java.net.URI> {
+    static final class DocsUrlConverter implements picocli.CommandLine.ITypeConverter<URI> {
         @Override
-        public java.net.URI convert(String value) {
+        public URI convert(String value) {
             try {
-                java.net.URI uri = new java.net.URI(value);
+                URI uri = new URI(value);
                 if (("https".equalsIgnoreCase(uri.getScheme()) || "http".equalsIgnoreCase(uri.getScheme()))
                         && uri.getHost() != null && uri.getFragment() == null) {
                     return uri;
                 }
-            } catch (java.net.URISyntaxException e) {
+            } catch (URISyntaxException e) {
                 // refused below, with the same message
             }
             throw new picocli.CommandLine.TypeConversionException("'" + Text.printable(value)

@@ -17,8 +17,9 @@ import java.util.List;
  * logical location, not a path that matches nothing), with the finding's fingerprint as its
  * partial fingerprints (GitHub tracks alerts by {@code primaryLocationLineHash} alone) and, when a
  * baseline is given, {@code baselineState}. Given where the docs are published, the driver's
- * {@code informationUri} is that page and each rule's {@code helpUri} its section. Paths are relative to {@code %SRCROOT%}, which
- * code-scanning UIs take as the repository. SarifSchemaTest validates it against the schema.
+ * {@code informationUri} is that page and each rule's {@code helpUri} its section. Paths are
+ * relative to {@code %SRCROOT%}, which code-scanning UIs take as the repository. CheckCommandTest
+ * validates it against the schema.
  */
 final class Sarif {
     static final String VERSION = "2.1.0";
