@@ -110,9 +110,11 @@ final class LoopHealth {
             double perSecond = loopStats.rolledUnits < 0 || intervalNanos == 0 ? 0
                     : Math.max(0, (units - loopStats.rolledUnits) - (probes - loopStats.rolledProbes)) * 1e9 / intervalNanos;
             WatchedLoop.Counts counts = loop.counts();
+            // The probe is posted by this thread only: still waiting after the count, it was counted as ready.
+            long ready = Math.max(0, counts.ready() - (loopStats.probe.postedNanos != 0 ? 1 : 0));
             rolled.add(new LoopStatistics(loop.key(), loop.name(), loop.kind(), TimeUnit.NANOSECONDS.toMillis(intervalNanos),
                     lags.count(), lags.p50Micros() / 1000.0, Math.max(lags.p99Micros(), waitingMicros) / 1000.0, maxMicros / 1000.0,
-                    utilization, perSecond, Math.max(0, units - probes), counts.ready(), counts.timers(), counts.tasks(),
+                    utilization, perSecond, Math.max(0, units - probes), ready, counts.timers(), counts.tasks(),
                     counts.suspended(), byLoop.getOrDefault(loop.name(), Map.of())));
             loopStats.rolledSamples = loopStats.samples;
             loopStats.rolledBusy = loopStats.busy;

@@ -725,9 +725,12 @@ public final class EventLoop implements AutoCloseable {
         return WeakRegistry.LOOPS.list(loop -> !loop.closed);
     }
 
-    /** Handles ready to run in the next run phase (not counting those queued from other threads). */
+    /**
+     * Handles waiting to run, including those queued from other threads (asyncio's
+     * {@code len(_ready)}, where {@code call_soon_threadsafe} queues too). Any thread.
+     */
     public int readyCount() {
-        return ready.size();
+        return ready.size() + threadsafeQueue.size();
     }
 
     /** Timers in the heap, including cancelled ones not yet purged (asyncio's {@code len(_scheduled)}). */
