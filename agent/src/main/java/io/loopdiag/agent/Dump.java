@@ -80,7 +80,7 @@ final class Dump {
         json.writeStringField(Fields.NAME, snapshot.name());
         json.writeStringField(Fields.STATE, snapshot.state());
         json.writeStringField(Fields.THREAD, snapshot.threadName());
-        json.writeNumberField(Fields.READY_COUNT, snapshot.readyCount());
+        json.writeNumberField(Fields.READY_COUNT, lessProbe(loop, snapshot.readyCount()));
         json.writeNumberField(Fields.TIMER_COUNT, snapshot.timerCount());
         json.writeNumberField(Fields.DISPATCH_COUNT, snapshot.dispatchCount());
         json.writeNumberField(Fields.TASK_COUNT, tasks.size());
@@ -128,6 +128,12 @@ final class Dump {
             writeTask(json, task, null, now);
         }
         json.writeEndArray();
+    }
+
+    /** What waits on the loop known by {@code key}, less the agent's own lag probe (see {@link LoopHealth#lessProbe}). */
+    private static long lessProbe(Object key, long queued) {
+        LoopHealth known = health;
+        return known != null ? known.lessProbe(key, queued) : queued;
     }
 
     /** A loop's {@code statistics} as the agent's health numbers last rolled them; nothing before the first roll. */
@@ -195,7 +201,7 @@ final class Dump {
         json.writeStringField(Fields.NAME, thread.getName());
         json.writeStringField(Fields.STATE, running ? States.RUNNING : States.IDLE);
         json.writeStringField(Fields.THREAD, thread.getName());
-        json.writeNumberField(Fields.READY_COUNT, queued);
+        json.writeNumberField(Fields.READY_COUNT, lessProbe(loop, queued));
         json.writeNumberField(Fields.TIMER_COUNT, scheduled);
         json.writeNumberField(Fields.DISPATCH_COUNT, units);
         json.writeNumberField(Fields.TASK_COUNT, 0);

@@ -110,8 +110,7 @@ final class LoopHealth {
             double perSecond = loopStats.rolledUnits < 0 || intervalNanos == 0 ? 0
                     : Math.max(0, (units - loopStats.rolledUnits) - (probes - loopStats.rolledProbes)) * 1e9 / intervalNanos;
             WatchedLoop.Counts counts = loop.counts();
-            // The probe is posted by this thread only: still waiting after the count, it was counted as ready.
-            long ready = Math.max(0, counts.ready() - (loopStats.probe.postedNanos != 0 ? 1 : 0));
+            long ready = lessProbe(loop.key(), counts.ready());
             rolled.add(new LoopStatistics(loop.key(), loop.name(), loop.kind(), TimeUnit.NANOSECONDS.toMillis(intervalNanos),
                     lags.count(), lags.p50Micros() / 1000.0, Math.max(lags.p99Micros(), waitingMicros) / 1000.0, maxMicros / 1000.0,
                     utilization, perSecond, Math.max(0, units - probes), ready, counts.timers(), counts.tasks(),
@@ -127,6 +126,17 @@ final class LoopHealth {
         rolled.forEach(loop -> keyed.put(loop.key(), loop));
         byKey = keyed;
         latest = List.copyOf(rolled);
+    }
+
+    /**
+     * {@code queued}, a count of the units waiting on the loop known by {@code key} that was read
+     * just now, less this class's probe if it waits among them: READY is the application's work.
+     * Only the watchdog posts the probe, so one still waiting after the count was in it (one
+     * posted in between is subtracted too, a count at most one short while the loop moves). Any thread.
+     */
+    synchronized long lessProbe(Object key, long queued) {
+        Stats loopStats = stats.get(key);
+        return Math.max(0, queued - (loopStats != null && loopStats.probe.postedNanos != 0 ? 1 : 0));
     }
 
     /** The latest numbers of the loop the watchdog knows by {@code key}, or null before its first roll; any thread. */

@@ -113,6 +113,10 @@ class LoopHealthTest {
         LoopStatistics stuck = health.latest().get(0);
         assertEquals(0, stuck.lagCount());
         assertTrue(stuck.lagMaxMillis() >= 1_500 && stuck.lagP99Millis() >= 1_500, "its age, at least: " + stuck);
+        assertEquals(2, stuck.ready(), "of the 3 counted, the waiting probe is the agent's, not the loop's work");
+        assertEquals(2, health.lessProbe(loop, 3));
+        waiting.run();
+        assertEquals(3, health.lessProbe(loop, 3), "once run, the probe is no longer among them");
     }
 
     @Test
