@@ -99,6 +99,8 @@ public final class EventLoop implements AutoCloseable {
     private int cancelledTimers;
     private long timerSeq;
     private int iterationsSinceIoPoll;
+    /** Handles of the current run phase not taken yet; 0 outside {@code runReady}. */
+    private int readyLeft;
     @SuppressWarnings("unused") // through WAKEUP_NEEDED: true while the loop may block in select
     private volatile boolean wakeupNeeded;
 
@@ -499,8 +501,11 @@ public final class EventLoop implements AutoCloseable {
 
     private void runReady() {
         // Only the handles ready now (asyncio's rule): a callback that keeps scheduling itself
-        // cannot starve I/O and timers, which join the queue between iterations.
-        for (int n = ready.size(); n > 0; n--) {
+        // cannot starve I/O and timers, which join the queue between iterations. A field, not a
+        // local: a task handing the baton straight to the next task takes its step from here too.
+        readyLeft = ready.size();
+        while (readyLeft > 0) {
+            readyLeft--;
             Handle handle = ready.poll();
             if (!handle.isCancelled()) {
                 dispatch(handle);
@@ -514,10 +519,7 @@ public final class EventLoop implements AutoCloseable {
      * watchdog samples, and a callback's stack in a snapshot ends above this frame.
      */
     private void dispatch(Handle handle) {
-        CURRENT_HANDLE.setOpaque(this, handle);
-        if ((++dispatchCount & CLOCK_STAMP_EVERY_MASK) == 0) {
-            clockStampNanos = clock.nanoTime();
-        }
+        published(handle);
         try {
             handle.callback.run();
         } catch (Throwable failure) {
@@ -526,6 +528,35 @@ public final class EventLoop implements AutoCloseable {
         } finally {
             CURRENT_HANDLE.setOpaque(this, null);
         }
+    }
+
+    /** {@code handle} runs now: what the watchdog samples, and the clock stamp every so many dispatches. */
+    private void published(Handle handle) {
+        CURRENT_HANDLE.setOpaque(this, handle);
+        if ((++dispatchCount & CLOCK_STAMP_EVERY_MASK) == 0) {
+            clockStampNanos = clock.nanoTime();
+        }
+    }
+
+    /**
+     * Called by a task giving the baton back (on its thread, holding it): if the next handle of
+     * this iteration's run phase steps a task that is suspended, takes it as {@code dispatch}
+     * would and returns that task, whose thread gets the baton straight away; otherwise null, and
+     * the baton goes back to the loop's thread. The order and the iteration's bounds are the
+     * loop's own: only one hand-off is saved (task to task, not task to loop to task).
+     */
+    Task<?> takeDirectStep() {
+        if (readyLeft == 0) {
+            return null;
+        }
+        Handle next = ready.peek();
+        if (!(next.callback instanceof Task.Step step) || !step.task().isResumable()) {
+            return null; // a cancelled handle's callback is null; a new task's thread is started by the loop
+        }
+        ready.poll();
+        readyLeft--;
+        published(next);
+        return step.task();
     }
 
     // ---- I/O ----------------------------------------------------------------------------------

@@ -148,6 +148,11 @@ public final class Task<T> extends Future<T> {
         }
     }
 
+    /** Whether a step would resume this task's parked thread (not start it, not skip a finished task). */
+    boolean isResumable() {
+        return suspended && !isDone();
+    }
+
     // ---- the coroutine's own thread ---------------------------------------------------------------
 
     private void runCoroutine() {

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * What the agent and the snapshots rely on in the baton hand-off: every baton wait parks on the
  * loop ({@link LoopCoreHooks#BATON_BLOCKER}), and every frame between a suspended task's await and
- * the JDK's park is a baton frame ({@link LoopCoreHooks#isBatonFrame}).
+ * the JDK's park is a baton frame ({@link LoopCoreHooks#isBatonFrame}); and a task that yields
+ * hands the baton straight to the next task of the iteration as the loop would have stepped it.
  */
 @Timeout(10)
 class BatonTest {
@@ -43,6 +44,40 @@ class BatonTest {
         assertSame(loop, blockers.get(0), "a suspended task's park");
         assertSame(loop, blockers.get(1), "the loop's park while a task runs");
         assertEquals(LoopCoreHooks.BATON_BLOCKER, loop.getClass().getName());
+    }
+
+    @Test
+    void aTaskHandsTheBatonStraightToTheNextTaskAsTheLoopWouldHaveSteppedIt() throws Exception {
+        List<String> seen = new ArrayList<>();
+        test.run(() -> {
+            List<Task<Void>> tasks = new ArrayList<>();
+            for (String name : List.of("a", "b", "c", "d")) {
+                tasks.add(Async.createTask(name, () -> {
+                    for (int round = 1; round <= 3; round++) {
+                        long dispatched = loop.dispatchCount();
+                        sleep(Duration.ZERO);
+                        // Each step is published as the loop's handle and counted, whoever stepped it.
+                        seen.add(name + round + " " + loop.currentHandle().describeCallback().startsWith("step of Task[" + name + " ")
+                                + " " + (loop.dispatchCount() > dispatched));
+                        if (name.equals("a") && round == 1) {
+                            Async.loop().callSoon(() -> seen.add("callback")); // for the next iteration, after b, c and d
+                            tasks.get(2).cancel(); // c's step, next in this iteration, now throws at its sleep
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Task<Void> task : tasks) {
+                try {
+                    await(task);
+                } catch (CancelledException expected) {
+                    seen.add(task.name() + " cancelled");
+                }
+            }
+            return null;
+        });
+        assertEquals(List.of("a1 true true", "b1 true true", "d1 true true", "callback", "a2 true true", "b2 true true",
+                "d2 true true", "a3 true true", "b3 true true", "d3 true true", "c cancelled"), seen);
     }
 
     @Test
