@@ -14,8 +14,9 @@ import org.openjdk.jmh.annotations.State;
 /**
  * The floor under loop-core's task switch: two virtual threads passing a baton back and forth
  * with {@code LockSupport.park}/{@code unpark}, on one carrier (the JDK's own scheduler with
- * parallelism 1), and nothing else. A task's {@code sleep(0)} is two such hand-offs (task to
- * loop, loop to task) plus the loop's bookkeeping. Score: ns per hand-off.
+ * parallelism 1), and nothing else. A task's {@code sleep(0)} is one such hand-off when the
+ * loop's next handle steps another task (the task hands the baton straight to it), two otherwise
+ * (task to loop, loop to task), plus the loop's bookkeeping. Score: ns per hand-off.
  */
 @State(Scope.Benchmark)
 @Fork(jvmArgsAppend = "-Djdk.virtualThreadScheduler.parallelism=1")
