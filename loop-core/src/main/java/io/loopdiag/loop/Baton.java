@@ -84,17 +84,22 @@ final class Baton {
     /** Loop side of a task step: hands the baton to the task's thread and waits until it comes back. */
     void runTaskStep(Task<?> stepped, Thread taskThread, boolean start) {
         task = stepped;
-        holder = taskThread;
-        if (start) {
-            if (carrier != null) {
-                carrier.adopt(taskThread); // created on the loop's thread, it has the loop's scheduler
-            }
-            taskThread.start();
-        } else {
-            LockSupport.unpark(taskThread);
-        }
+        handTo(taskThread, start);
         awaitBaton();
         task = null;
+    }
+
+    /** Makes {@code to} the holder and wakes it, starting it if it is a task's new thread. */
+    private void handTo(Thread to, boolean start) {
+        holder = to;
+        if (start) {
+            if (carrier != null) {
+                carrier.adopt(to); // created on the loop's thread, it has the loop's scheduler
+            }
+            to.start();
+        } else {
+            LockSupport.unpark(to);
+        }
     }
 
     /**
@@ -108,15 +113,10 @@ final class Baton {
             carrier.release(Thread.currentThread());
         }
         Task<?> next = loop.takeDirectStep();
-        Thread to;
         if (next != null) {
             task = next;
-            to = next.thread();
-        } else {
-            to = loopThread;
         }
-        holder = to;
-        LockSupport.unpark(to);
+        handTo(next != null ? next.thread() : loopThread, false);
         if (!finished) {
             awaitBaton();
         }
