@@ -539,24 +539,46 @@ public final class EventLoop implements AutoCloseable {
     }
 
     /**
-     * Called by a task giving the baton back (on its thread, holding it): if the next handle of
-     * this iteration's run phase steps a task that is suspended, takes it as {@code dispatch}
-     * would and returns that task, whose thread gets the baton straight away; otherwise null, and
-     * the baton goes back to the loop's thread. The order and the iteration's bounds are the
-     * loop's own: only one hand-off is saved (task to task, not task to loop to task).
+     * Called by a task giving the baton back (on its thread, holding it): if the loop's next handle
+     * steps a task, takes it as {@code dispatch} would and returns that task, whose thread gets the
+     * baton straight away; otherwise null, and the baton goes back to the loop's thread. When the
+     * run phase is over, the task begins the next iteration itself if the loop would not wait or
+     * poll I/O in it ({@link #beginIterationInline}). The order and the iterations are the loop's
+     * own: only hand-offs are saved (task to task, not task to loop to task).
      */
     Task<?> takeDirectStep() {
-        if (readyLeft == 0) {
+        if (readyLeft == 0 && !beginIterationInline()) {
             return null;
         }
         Handle next = ready.peek();
-        if (!(next.callback instanceof Task.Step step) || !step.task().isResumable()) {
-            return null; // a cancelled handle's callback is null; a new task's thread is started by the loop
+        if (!(next.callback instanceof Task.Step step) || !step.task().canStepDirectly()) {
+            return null; // a cancelled handle's callback is null, and any other callback is the loop's to run
         }
         ready.poll();
         readyLeft--;
         published(next);
         return step.task();
+    }
+
+    /**
+     * The phases before {@code runReady} of the next iteration, as {@link #runOnce} runs them with
+     * handles ready, on the thread holding the baton: false, with nothing changed that the loop
+     * would not do the same way, when the loop is stopping or nothing is ready (the loop would
+     * wait); then the loop's thread runs the iteration.
+     */
+    private boolean beginIterationInline() {
+        if (stopping) {
+            return false;
+        }
+        takeThreadsafeCallbacks();
+        if (ready.isEmpty()) {
+            return false;
+        }
+        purgeCancelledTimers();
+        pollIo(0); // counts the iteration, and every so many iterations polls I/O without waiting
+        queueDueTimers();
+        readyLeft = ready.size();
+        return true;
     }
 
     // ---- I/O ----------------------------------------------------------------------------------

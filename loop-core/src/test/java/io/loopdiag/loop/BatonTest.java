@@ -83,6 +83,64 @@ class BatonTest {
     }
 
     @Test
+    void iterationsTheTasksBeginKeepTheLoopsOrderOfTasksTimersAndCallbacks() throws Exception {
+        List<String> seen = new ArrayList<>();
+        test.run(() -> {
+            Task<Void> a = Async.createTask("a", () -> {
+                seen.add("a1");
+                sleep(Duration.ZERO);
+                seen.add("a2");
+                Async.loop().callLater(Duration.ZERO, () -> seen.add("timer")); // due in the next iteration, after b's step
+                sleep(Duration.ZERO);
+                seen.add("a3");
+                return null;
+            });
+            Task<Void> b = Async.createTask("b", () -> {
+                for (int round = 1; round <= 3; round++) {
+                    seen.add("b" + round);
+                    sleep(Duration.ZERO);
+                }
+                return null;
+            });
+            await(a); // a's end schedules this step behind the timer
+            seen.add("main");
+            await(b);
+            return null;
+        });
+        assertEquals(List.of("a1", "b1", "a2", "b2", "a3", "b3", "timer", "main"), seen);
+    }
+
+    @Test
+    void tasksSwitchingWithoutEndStillLetTheLoopPollIo() throws Exception {
+        EventLoop real = new EventLoop("io", LoopClock.SYSTEM);
+        java.nio.channels.Pipe pipe = java.nio.channels.Pipe.open();
+        try {
+            pipe.source().configureBlocking(false);
+            pipe.sink().write(java.nio.ByteBuffer.wrap(new byte[] {1}));
+            boolean[] read = new boolean[1];
+            real.addReader(pipe.source(), () -> read[0] = true);
+            int[] rounds = new int[1];
+            real.runUntilComplete(real.createTask("main", () -> {
+                Coroutine.Body<Void> switcher = () -> {
+                    while (!read[0]) {
+                        rounds[0]++;
+                        sleep(Duration.ZERO);
+                    }
+                    return null;
+                };
+                await(Async.gather(Async.createTask("x", switcher), Async.createTask("y", switcher)));
+                return null;
+            }));
+            // An iteration is two rounds here; the loop polls I/O at least every 64 iterations.
+            assertTrue(read[0] && rounds[0] <= 2 * 65, rounds[0] + " rounds before the reader ran");
+        } finally {
+            real.close();
+            pipe.source().close();
+            pipe.sink().close();
+        }
+    }
+
+    @Test
     void theFramesAboveASuspendedTasksAwaitAreBatonFrames() throws Exception {
         assertEquals(LoopCoreHooks.BATON, Baton.class.getName());
         Future<Void> never = loop.createFuture();
