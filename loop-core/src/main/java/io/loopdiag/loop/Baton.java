@@ -83,21 +83,18 @@ final class Baton {
 
     /** Loop side of a task step: hands the baton to the task's thread and waits until it comes back. */
     void runTaskStep(Task<?> stepped, Thread taskThread, boolean start) {
-        handTo(stepped, taskThread, start);
+        task = stepped;
+        handTo(taskThread, start);
         awaitBaton();
         task = null;
     }
 
-    /**
-     * Makes {@code to} the holder, running {@code stepped} (null for the loop itself), and wakes it,
-     * starting it if it is a task's new thread.
-     */
-    void handTo(Task<?> stepped, Thread to, boolean start) {
-        task = stepped;
+    /** Makes {@code to} the holder and wakes it, starting it if it is a task's new thread. */
+    private void handTo(Thread to, boolean start) {
         holder = to;
         if (start) {
             if (carrier != null) {
-                carrier.adopt(to); // created on the loop's thread or a task's, it has the loop's scheduler
+                carrier.adopt(to); // created on the loop's thread, it has the loop's scheduler
             }
             to.start();
         } else {
@@ -107,9 +104,9 @@ final class Baton {
 
     /**
      * Task side: gives the baton back and, unless {@code finished}, waits for it again. When the
-     * loop's next handle steps another task, the baton goes straight to that task's thread
-     * ({@link EventLoop#takeDirectStep}): one virtual-thread switch instead of two, while the
-     * loop's thread stays parked in {@link #runTaskStep} until a task gives it back.
+     * loop's next handle steps another suspended task, the baton goes straight to that task's
+     * thread ({@link EventLoop#takeDirectStep}): one virtual-thread switch instead of two, while
+     * the loop's thread stays parked in {@link #runTaskStep} until a task gives it back.
      */
     void yieldToLoop(boolean finished) {
         if (finished && carrier != null) {
@@ -117,10 +114,9 @@ final class Baton {
         }
         Task<?> next = loop.takeDirectStep();
         if (next != null) {
-            next.stepDirectly();
-        } else {
-            handTo(null, loopThread, false);
+            task = next;
         }
+        handTo(next != null ? next.thread() : loopThread, false);
         if (!finished) {
             awaitBaton();
         }

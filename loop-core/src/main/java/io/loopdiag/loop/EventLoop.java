@@ -539,20 +539,22 @@ public final class EventLoop implements AutoCloseable {
     }
 
     /**
-     * Called by a task giving the baton back (on its thread, holding it): if the loop's next handle
-     * steps a task, takes it as {@code dispatch} would and returns that task, whose thread gets the
-     * baton straight away; otherwise null, and the baton goes back to the loop's thread. When the
-     * run phase is over, the task begins the next iteration itself if the loop would not wait or
-     * poll I/O in it ({@link #beginIterationInline}). The order and the iterations are the loop's
-     * own: only hand-offs are saved (task to task, not task to loop to task).
+     * Called by a task giving the baton back (on its thread, holding it): if the loop's next
+     * handle steps a suspended task, takes it as {@code dispatch} would and returns that task,
+     * whose thread gets the baton straight away; otherwise null, and the baton goes back to the
+     * loop's thread. When the run phase is over, the task begins the next iteration itself unless
+     * the loop is stopping or would wait ({@link #beginIterationInline}). The order and the
+     * iterations are the loop's own: only hand-offs are saved (task to task, not task to loop to
+     * task). A new task's thread is started by the loop's thread: started here, its start was
+     * compiled into the frames of every suspended task (decisions.md).
      */
     Task<?> takeDirectStep() {
         if (readyLeft == 0 && !beginIterationInline()) {
             return null;
         }
         Handle next = ready.peek();
-        if (!(next.callback instanceof Task.Step step) || !step.task().canStepDirectly()) {
-            return null; // a cancelled handle's callback is null, and any other callback is the loop's to run
+        if (!(next.callback instanceof Task.Step step) || !step.task().isResumable()) {
+            return null; // a cancelled handle's callback is null; a new task's thread is started by the loop
         }
         ready.poll();
         readyLeft--;

@@ -140,30 +140,17 @@ public final class Task<T> extends Future<T> {
                 finishCancelled(cancelMessageRequested);
                 return;
             }
-            thread = newThread();
+            // Named as the dump names it, for jcmd's thread dump and profilers: task 'fetch' #12.
+            thread = Thread.ofVirtual().name("task '" + name() + "' #" + id).unstarted(this::runCoroutine);
             loop.baton.runTaskStep(this, thread, true);
         } else if (suspended) {
             loop.baton.runTaskStep(this, thread, false);
         }
     }
 
-    /** Whether a step would start this task's thread or resume it (not finish a task cancelled before it started). */
-    boolean canStepDirectly() {
-        return !isDone() && (thread == null ? !mustCancel : suspended);
-    }
-
-    /** The step {@link EventLoop#takeDirectStep} took, begun by the thread giving the baton up: it does not wait. */
-    void stepDirectly() {
-        boolean start = thread == null;
-        if (start) {
-            thread = newThread();
-        }
-        loop.baton.handTo(this, thread, start);
-    }
-
-    /** Named as the dump names it, for jcmd's thread dump and profilers: task 'fetch' #12. */
-    private Thread newThread() {
-        return Thread.ofVirtual().name("task '" + name() + "' #" + id).unstarted(this::runCoroutine);
+    /** Whether a step would resume this task's parked thread (not start it, not skip a finished task). */
+    boolean isResumable() {
+        return suspended && !isDone();
     }
 
     // ---- the coroutine's own thread ---------------------------------------------------------------
