@@ -32,7 +32,8 @@ public class CreateAwait {
     private EventLoop loop;
 
     @Setup
-    public void setUp() {
+    public void setUp() throws Exception {
+        Results.attachAgentIfAsked();
         loop = new EventLoop();
     }
 

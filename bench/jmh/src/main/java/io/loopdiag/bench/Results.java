@@ -1,5 +1,6 @@
 package io.loopdiag.bench;
 
+import com.sun.tools.attach.VirtualMachine;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -13,6 +14,24 @@ final class Results {
     static final String LOOP_CORE_SETUP = "--add-opens=java.base/java.lang=ALL-UNNAMED";
 
     private Results() {
+    }
+
+    /**
+     * Loads the agent into this JVM as {@code loopdiag attach} does, when the fork was started with
+     * {@code -Djdk.attach.allowAttachSelf=true -Dloopdiag.bench.attach=AGENT-JAR}: the cost of an
+     * agent attached to a running JVM, which cannot be given JVM flags.
+     */
+    static void attachAgentIfAsked() throws Exception {
+        String jar = System.getProperty("loopdiag.bench.attach");
+        if (jar == null) {
+            return;
+        }
+        VirtualMachine self = VirtualMachine.attach(Long.toString(ProcessHandle.current().pid()));
+        try {
+            self.loadAgent(jar, "log=off");
+        } finally {
+            self.detach();
+        }
     }
 
     /** {@code params} is a JSON object's text; the median and the error (half the range) come from {@code samples}. */

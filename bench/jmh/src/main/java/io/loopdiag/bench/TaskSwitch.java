@@ -38,7 +38,8 @@ public class TaskSwitch {
     private EventLoop loop;
 
     @Setup
-    public void setUp() {
+    public void setUp() throws Exception {
+        Results.attachAgentIfAsked();
         loop = new EventLoop();
     }
 
