@@ -212,6 +212,7 @@ final class HangCommand implements Callable<Integer> {
             case AwaitKinds.SEMAPHORE -> "semaphore permit held by";
             case AwaitKinds.CONDITION -> "condition whose lock is held by";
             case AwaitKinds.GATHER -> "gathers";
+            case AwaitKinds.WAIT, AwaitKinds.AS_COMPLETED -> "waits for";
             case AwaitKinds.GROUP -> "its task group's";
             case AwaitKinds.SHIELD -> "shields";
             default -> relation;

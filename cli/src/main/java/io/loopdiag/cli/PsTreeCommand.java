@@ -260,6 +260,8 @@ final class PsTreeCommand implements Callable<Integer> {
                 case AwaitKinds.CONDITION -> (plural ? "wait on " : "waits on ") + "a condition"
                         + (holders.isEmpty() ? "" : " whose lock is held by " + holders);
                 case AwaitKinds.GATHER -> awaits + "a gather of " + tasks(targets);
+                case AwaitKinds.WAIT -> waits + tasks(targets) + " (" + Text.printable(awaiting.path(Fields.DESCRIPTION).asText()) + ")";
+                case AwaitKinds.AS_COMPLETED -> waits + "the next of " + tasks(targets) + " to complete";
                 case AwaitKinds.GROUP -> waits + (plural ? "their" : "its") + " task group's " + tasks(targets);
                 case AwaitKinds.SHIELD -> awaits + "a shield of " + holders;
                 default -> awaits + Text.printable(Views.awaiting(task));
@@ -285,6 +287,8 @@ final class PsTreeCommand implements Callable<Integer> {
             case AwaitKinds.SEMAPHORE -> "semaphore permit held by";
             case AwaitKinds.CONDITION -> "condition whose lock is held by";
             case AwaitKinds.GATHER -> "gather of";
+            case AwaitKinds.WAIT -> "wait for";
+            case AwaitKinds.AS_COMPLETED -> "as-completed of";
             case AwaitKinds.GROUP -> "group of";
             case AwaitKinds.SHIELD -> "shield of";
             default -> relation + " of";

@@ -68,6 +68,13 @@ class WaitGraphIT {
         assertEquals(List.of(id("audit-write")), waitsOn("audit-flush"));
         assertEquals(List.of(id("report-build")), waitsOn("report"), "waitFor awaits the task itself");
         assertEquals(List.of(id("metrics")), waitsOn("dashboard"));
+        assertEquals("wait", awaiting("first-reply").path("kind").asText());
+        assertEquals("wait for the first of 2", awaiting("first-reply").path("description").asText());
+        assertEquals(List.of(id("replica-a"), id("replica-b")), waitsOn("first-reply"));
+        long dueIn = awaiting("first-reply").path("dueInMillis").asLong(-1);
+        assertTrue(dueIn > 50 * 60_000 && dueIn <= 60 * 60_000, "the wait's timeout: " + awaiting("first-reply"));
+        assertEquals("as-completed", awaiting("replies-in-order").path("kind").asText());
+        assertEquals(List.of(id("replica-a"), id("replica-b")), waitsOn("replies-in-order"));
         assertEquals(List.of(id("metrics")), waitsOn("alerts"));
         assertEquals("lock", awaiting("transfer-a-to-b").path("kind").asText());
         assertEquals(List.of(id("transfer-b-to-a")), waitsOn("transfer-a-to-b"));
@@ -113,6 +120,8 @@ class WaitGraphIT {
         assertTrue(out.matches("(?s).*awaits a gather of 2 tasks\n[│ ]+├── \\(T\\) 'price-quote' #\\d+ .*\n[│ ]+└── \\(T\\) 'stock-check' #\\d+ .*"),
                 "the gathered tasks under it:\n" + out);
         assertTrue(out.contains("└── waits for its task group's 2 tasks\n"), out);
+        assertTrue(out.contains("└── waits for 2 tasks (wait for the first of 2)\n"), out);
+        assertTrue(out.contains("└── waits for the next of 2 tasks to complete\n"), out);
         assertTrue(out.contains("└── awaits a shield of 'audit-write' #" + id("audit-write") + "\n"), out);
         assertTrue(out.contains("└── waits for a semaphore permit held by 'pool-user-1' #" + id("pool-user-1") + ", 'pool-user-2' #"
                 + id("pool-user-2") + "\n"), out);
@@ -131,7 +140,9 @@ class WaitGraphIT {
         loop.path("edges").forEach(edge -> edges.add(edge.path("from").asLong() + "->" + edge.path("to").asLong() + " "
                 + edge.path("relation").asText()));
         for (String expected : List.of(id("dashboard") + "->" + id("metrics") + " task", id("alerts") + "->" + id("metrics") + " task",
-                id("checkout") + "->" + id("price-quote") + " gather", id("import-batch") + "->" + id("import-file-2") + " group",
+                id("checkout") + "->" + id("price-quote") + " gather",
+                id("first-reply") + "->" + id("replica-b") + " wait", id("replies-in-order") + "->" + id("replica-a") + " as-completed",
+                id("import-batch") + "->" + id("import-file-2") + " group",
                 id("consumer") + "->" + id("producer") + " condition", id("pool-waiter") + "->" + id("pool-user-2") + " semaphore")) {
             assertTrue(edges.contains(expected), expected + " in " + edges);
         }

@@ -5,7 +5,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeoutException;
 
@@ -48,7 +52,7 @@ public final class Async {
             return;
         }
         EventLoop loop = task.loop;
-        SleepFuture wakeUp = new SleepFuture(loop, delay);
+        TimedFuture wakeUp = new TimedFuture(loop, AwaitKinds.TIMER, "sleep " + delay, null);
         wakeUp.timer = loop.callLater(delay, () -> {
             if (!wakeUp.isDone()) {
                 wakeUp.setResult(null);
@@ -61,12 +65,12 @@ public final class Async {
         }
     }
 
-    /** What a sleeping task awaits: dumps show the timer's deadline. */
-    static final class SleepFuture extends Future<Void> {
+    /** What a sleeping task awaits, or a waiting one with a timeout: dumps show the timer's deadline. */
+    static final class TimedFuture extends Future<Void> {
         TimerHandle timer;
 
-        SleepFuture(EventLoop loop, Duration delay) {
-            super(loop, AwaitKinds.TIMER, "sleep " + delay);
+        TimedFuture(EventLoop loop, String awaitKind, String awaitLabel, Object awaitSubject) {
+            super(loop, awaitKind, awaitLabel, awaitSubject);
         }
     }
 
@@ -221,6 +225,159 @@ public final class Async {
         void completeCancelled() {
             super.cancel(null);
         }
+    }
+
+    // ---- wait and asCompleted ------------------------------------------------------------------
+
+    /** When {@link #wait(Collection, ReturnWhen, Duration)} returns (asyncio's constants of the same names). */
+    public enum ReturnWhen {
+        /** When any future is done. */
+        FIRST_COMPLETED,
+        /** When any future fails (not one cancelled), or when all are done. */
+        FIRST_EXCEPTION,
+        /** When all are done. */
+        ALL_COMPLETED
+    }
+
+    /** What {@link #wait(Collection, ReturnWhen, Duration)} returns: its futures, done and pending, each in the order given. */
+    public record DoneAndPending<F extends Future<?>>(Set<F> done, Set<F> pending) {
+    }
+
+    /**
+     * Suspends until {@code returnWhen} holds for {@code futures}, or {@code timeout} (null: none)
+     * has passed, and returns them split into done and pending (asyncio's {@code wait}). It neither
+     * cancels a pending future nor raises a failed one's exception, which stays the caller's to
+     * retrieve. Cancelling the waiting task leaves the futures running. A task awaiting it shows in
+     * dumps as a wait of the tasks among them. Call it as {@code Async.wait}: every class inherits
+     * {@code Object.wait}, which hides a static import of the name.
+     *
+     * @throws IllegalArgumentException if {@code futures} is empty
+     */
+    public static <F extends Future<?>> DoneAndPending<F> wait(Collection<F> futures, ReturnWhen returnWhen, Duration timeout)
+            throws Exception {
+        Task<?> task = Task.currentOrThrow("wait");
+        Set<F> members = members(futures, task.loop, "wait");
+        if (members.isEmpty()) {
+            throw new IllegalArgumentException("wait needs at least one future");
+        }
+        String label = switch (returnWhen) {
+            case FIRST_COMPLETED -> "wait for the first of ";
+            case FIRST_EXCEPTION -> "wait for the first failure of ";
+            case ALL_COMPLETED -> "wait for all of ";
+        } + members.size();
+        TimedFuture waiter = new TimedFuture(task.loop, AwaitKinds.WAIT, label, List.copyOf(members));
+        int[] pending = {members.size()};
+        Consumer<Future<?>> onDone = done -> {
+            pending[0]--;
+            boolean failed = !done.isCancelled() && done.peekException() != null;
+            if (!waiter.isDone() && (pending[0] == 0 || returnWhen == ReturnWhen.FIRST_COMPLETED
+                    || returnWhen == ReturnWhen.FIRST_EXCEPTION && failed)) {
+                waiter.setResult(null);
+            }
+        };
+        if (timeout != null) {
+            waiter.timer = task.loop.callLater(timeout, () -> {
+                if (!waiter.isDone()) {
+                    waiter.setResult(null);
+                }
+            });
+        }
+        members.forEach(member -> addDoneCallback(member, onDone));
+        try {
+            await(waiter);
+        } finally {
+            if (waiter.timer != null) {
+                waiter.timer.cancel();
+            }
+            members.forEach(member -> removeDoneCallback(member, onDone));
+        }
+        Set<F> done = new LinkedHashSet<>();
+        Set<F> notDone = new LinkedHashSet<>();
+        for (F member : members) {
+            (member.isDone() ? done : notDone).add(member);
+        }
+        return new DoneAndPending<>(Collections.unmodifiableSet(done), Collections.unmodifiableSet(notDone));
+    }
+
+    /** {@link #wait(Collection, ReturnWhen, Duration)} without a timeout. */
+    public static <F extends Future<?>> DoneAndPending<F> wait(Collection<F> futures, ReturnWhen returnWhen) throws Exception {
+        return wait(futures, returnWhen, null);
+    }
+
+    /**
+     * One future for each of {@code futures}, in the order they complete: the first completes with
+     * the outcome (result, failure or cancellation) of the first of them to be done, and so on
+     * (asyncio's {@code as_completed}, iterated without {@code async for}). Past {@code timeout}
+     * (null: none), the ones not completed yet fail with {@link TimeoutException}; the futures
+     * themselves keep running. On the loop's thread; a task awaiting one shows in dumps as a wait
+     * of the tasks among them that still run.
+     *
+     * <pre>{@code
+     * for (Future<String> next : asCompleted(fetches, Duration.ofSeconds(5))) {
+     *     String page = await(next); // the earliest first
+     * }
+     * }</pre>
+     */
+    public static <T> List<Future<T>> asCompleted(Collection<? extends Future<? extends T>> futures, Duration timeout) {
+        if (futures.isEmpty()) {
+            return List.of();
+        }
+        EventLoop loop = futures.iterator().next().loop;
+        List<Future<? extends T>> members = List.copyOf(members(futures, loop, "asCompleted"));
+        int count = members.size();
+        List<Future<T>> slots = new ArrayList<>(count);
+        for (int i = 1; i <= count; i++) {
+            slots.add(new Future<>(loop, AwaitKinds.AS_COMPLETED, "as completed: " + i + " of " + count, members));
+        }
+        int[] next = {0};
+        TimerHandle[] timer = {null};
+        Consumer<Future<? extends T>> onDone = done -> {
+            if (next[0] < count) {
+                copyOutcome(done, slots.get(next[0]++));
+                if (next[0] == count && timer[0] != null) {
+                    timer[0].cancel();
+                }
+            }
+        };
+        if (timeout != null) {
+            timer[0] = loop.callLater(timeout, () -> {
+                for (; next[0] < count; next[0]++) {
+                    Future<T> slot = slots.get(next[0]);
+                    slot.setException(new TimeoutException("as completed: none more within " + timeout));
+                    slot.exception(); // a timeout is no lost failure when nobody awaits the rest
+                }
+                members.forEach(member -> removeDoneCallback(member, onDone));
+            });
+        }
+        members.forEach(member -> addDoneCallback(member, onDone));
+        return Collections.unmodifiableList(slots);
+    }
+
+    /** {@code futures} without repeats, in their order; each must be on {@code loop}. */
+    private static <F extends Future<?>> Set<F> members(Collection<F> futures, EventLoop loop, String what) {
+        Set<F> members = new LinkedHashSet<>(futures);
+        for (F member : members) {
+            if (member.loop != loop) {
+                throw new IllegalArgumentException(what + ": " + member + " belongs to event loop '" + member.loop.name()
+                        + "', not '" + loop.name() + "'");
+            }
+        }
+        return members;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void addDoneCallback(Future<?> future, Consumer<? super Future<T>> callback) {
+        ((Future<T>) future).addDoneCallback(callback);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void removeDoneCallback(Future<?> future, Consumer<? super Future<T>> callback) {
+        ((Future<T>) future).removeDoneCallback(callback);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void copyOutcome(Future<? extends T> from, Future<T> to) {
+        ((Future<T>) from).copyOutcomeTo(to);
     }
 
     // ---- timeouts and shield ----------------------------------------------------------------------

@@ -174,7 +174,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
             return new Awaiting(AwaitKinds.TASK, other.toString(), other.id(), -1, List.of(other.id()), null, -1, null);
         }
         Object subject = awaited.awaitSubject();
-        TimerHandle timer = awaited instanceof Async.SleepFuture sleep ? sleep.timer : null;
+        TimerHandle timer = awaited instanceof Async.TimedFuture timed ? timed.timer : null;
         Set<Long> waitsOn = new LinkedHashSet<>();
         tasksBehind(subject, waitsOn, 0);
         Worker worker = null;

@@ -132,6 +132,34 @@ class WaitsOnTest {
     }
 
     @Test
+    void aWaitAndAnAsCompletedWaitOnTheTasksAmongTheirFuturesThatStillRun() throws Exception {
+        snapshotAfter(() -> {
+            Task<Void> a = createTask("a", WaitsOnTest::sleepForAnHour);
+            Task<Void> b = createTask("b", WaitsOnTest::sleepForAnHour);
+            Task<Void> quick = createTask("quick", () -> null);
+            Future<Void> plain = loop.createFuture();
+            createTask("waiter", () -> Async.wait(List.of(a, plain, b), Async.ReturnWhen.FIRST_COMPLETED, Duration.ofHours(2)));
+            createTask("earliest", () -> {
+                for (Future<Void> next : Async.asCompleted(List.of(quick, b, plain), null)) {
+                    await(next);
+                }
+                return null;
+            });
+            return null;
+        });
+        LoopSnapshot.Awaiting waiter = awaiting("waiter");
+        assertEquals("wait", waiter.kind());
+        assertEquals("wait for the first of 3", waiter.description());
+        assertEquals(List.of(id("a"), id("b")), waiter.waitsOn());
+        long dueIn = waiter.deadlineNanos() - snapshot.takenAtNanos();
+        assertTrue(dueIn > Duration.ofMinutes(119).toNanos() && dueIn <= Duration.ofHours(2).toNanos(), "its timeout's deadline: " + dueIn);
+        LoopSnapshot.Awaiting earliest = awaiting("earliest");
+        assertEquals("as-completed", earliest.kind());
+        assertEquals("as completed: 2 of 3", earliest.description(), "the first came from 'quick'");
+        assertEquals(List.of(id("b")), earliest.waitsOn());
+    }
+
+    @Test
     void aLockASemaphoreAndAConditionWaitOnTheirHolders() throws Exception {
         Lock lock = new Lock();
         Semaphore semaphore = new Semaphore(2);

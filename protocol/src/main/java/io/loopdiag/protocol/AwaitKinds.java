@@ -18,6 +18,10 @@ public final class AwaitKinds {
     public static final String WORKER = "worker";
     /** Several futures at once ({@code gather}). */
     public static final String GATHER = "gather";
+    /** Several futures until one, the first failure or all are done ({@code Async.wait}). */
+    public static final String WAIT = "wait";
+    /** The next of several futures to complete ({@code Async.asCompleted}). */
+    public static final String AS_COMPLETED = "as-completed";
     /** The children of a task group, which its task waits for once its body is done ({@code TaskGroup.run}). */
     public static final String GROUP = "group";
     /** A future guarded from cancellation ({@code shield}). */

@@ -1,5 +1,6 @@
 package io.loopdiag.apps;
 
+import static io.loopdiag.loop.Async.asCompleted;
 import static io.loopdiag.loop.Async.await;
 import static io.loopdiag.loop.Async.createTask;
 import static io.loopdiag.loop.Async.gather;
@@ -8,7 +9,10 @@ import static io.loopdiag.loop.Async.sleep;
 import static io.loopdiag.loop.Async.toThread;
 import static io.loopdiag.loop.Async.waitFor;
 
+import io.loopdiag.loop.Async;
+import io.loopdiag.loop.Async.ReturnWhen;
 import io.loopdiag.loop.EventLoop;
+import io.loopdiag.loop.Future;
 import io.loopdiag.loop.LoopClock;
 import io.loopdiag.loop.Task;
 import io.loopdiag.loop.TaskGroup;
@@ -19,6 +23,7 @@ import io.loopdiag.loop.sync.Lock;
 import io.loopdiag.loop.sync.Queue;
 import io.loopdiag.loop.sync.Semaphore;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -28,6 +33,8 @@ import java.util.concurrent.CountDownLatch;
  *   <li>{@code checkout} awaits a gather of {@code price-quote} and {@code stock-check};</li>
  *   <li>{@code import-batch} waits for its task group's {@code import-file-1} and {@code import-file-2};</li>
  *   <li>{@code audit-flush} awaits a shield of {@code audit-write}; {@code report} a waitFor of {@code report-build};</li>
+ *   <li>{@code first-reply} waits for the first of {@code replica-a} and {@code replica-b} to be done
+ *       (with a timeout), {@code replies-in-order} for the next of them (asCompleted);</li>
  *   <li>a diamond, no cycle: {@code dashboard} and {@code alerts} both await {@code metrics};</li>
  *   <li>a lock deadlock: {@code transfer-a-to-b} holds account A's lock and waits for B's, which
  *       {@code transfer-b-to-a} holds while it waits for A's;</li>
@@ -42,7 +49,7 @@ import java.util.concurrent.CountDownLatch;
  */
 final class WaitGraph {
     static final String NAME = "wait-graph";
-    static final String DESCRIPTION = "tasks waiting in every way: gather, group, shield, locks (a deadlock), worker, I/O (kill it)";
+    static final String DESCRIPTION = "tasks waiting in every way: gather, wait, group, shield, locks (a deadlock), worker, I/O (kill it)";
     private static final Duration FOREVER = Duration.ofDays(1);
 
     private WaitGraph() {
@@ -66,6 +73,15 @@ final class WaitGraph {
                 createTask("audit-flush", () -> await(shield(auditWrite)));
                 Task<Void> reportBuild = createTask("report-build", WaitGraph::sleepForever);
                 createTask("report", () -> waitFor(reportBuild, FOREVER));
+                Task<Void> replicaA = createTask("replica-a", WaitGraph::sleepForever);
+                Task<Void> replicaB = createTask("replica-b", WaitGraph::sleepForever);
+                createTask("first-reply", () -> Async.wait(List.of(replicaA, replicaB), ReturnWhen.FIRST_COMPLETED, Duration.ofHours(1)));
+                createTask("replies-in-order", () -> {
+                    for (Future<Void> next : asCompleted(List.of(replicaA, replicaB), null)) {
+                        await(next);
+                    }
+                    return null;
+                });
                 Task<Void> metrics = createTask("metrics", WaitGraph::sleepForever);
                 createTask("dashboard", () -> await(metrics));
                 createTask("alerts", () -> await(metrics));

@@ -65,7 +65,8 @@ public final class Views {
             case AwaitKinds.TASK -> "task " + ids;
             case AwaitKinds.LOCK, AwaitKinds.SEMAPHORE -> kind + (ids.isEmpty() ? " (being handed over)" : " held by " + ids);
             case AwaitKinds.CONDITION -> kind + (ids.isEmpty() ? "" : " (lock held by " + ids + ")");
-            case AwaitKinds.GATHER, AwaitKinds.GROUP, AwaitKinds.SHIELD -> kind + (ids.isEmpty() ? "" : " of " + ids);
+            case AwaitKinds.GATHER, AwaitKinds.GROUP, AwaitKinds.SHIELD, AwaitKinds.WAIT, AwaitKinds.AS_COMPLETED ->
+                    kind + (ids.isEmpty() ? "" : " of " + ids);
             case AwaitKinds.WORKER -> awaiting.path(Fields.WORKER).isObject()
                     ? "worker '" + awaiting.path(Fields.WORKER).path(Fields.NAME).asText() + "' ("
                             + awaiting.path(Fields.WORKER).path(Fields.STATE).asText() + ")"
