@@ -9,9 +9,9 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Consumer;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * The functions a task's code calls, asyncio's module-level API: {@code import static

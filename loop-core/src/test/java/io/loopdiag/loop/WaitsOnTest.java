@@ -160,6 +160,22 @@ class WaitsOnTest {
     }
 
     @Test
+    void aBarrierWaitHasNoTaskBehindItAndAPriorityQueueIsAQueue() throws Exception {
+        io.loopdiag.loop.sync.Barrier barrier = new io.loopdiag.loop.sync.Barrier(3);
+        io.loopdiag.loop.sync.PriorityQueue<Integer> urgent = new io.loopdiag.loop.sync.PriorityQueue<>();
+        snapshotAfter(() -> {
+            createTask("arrived", barrier::await);
+            createTask("urgent-getter", urgent::get);
+            return null;
+        });
+        assertEquals("barrier", awaiting("arrived").kind());
+        assertEquals("await (3 parties)", awaiting("arrived").description());
+        assertEquals(List.of(), awaiting("arrived").waitsOn(), "the missing parties are not known");
+        assertEquals("queue", awaiting("urgent-getter").kind());
+        assertEquals(0, awaiting("urgent-getter").size());
+    }
+
+    @Test
     void aLockASemaphoreAndAConditionWaitOnTheirHolders() throws Exception {
         Lock lock = new Lock();
         Semaphore semaphore = new Semaphore(2);

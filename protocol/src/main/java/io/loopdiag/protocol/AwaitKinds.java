@@ -31,6 +31,8 @@ public final class AwaitKinds {
     public static final String EVENT = "event";
     public static final String SEMAPHORE = "semaphore";
     public static final String CONDITION = "condition";
+    /** A barrier's round ({@code Barrier.await}); no task is behind it. */
+    public static final String BARRIER = "barrier";
 
     private AwaitKinds() {
     }

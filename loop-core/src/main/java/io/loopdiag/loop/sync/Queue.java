@@ -15,10 +15,15 @@ import java.util.ArrayDeque;
  * <p>A woken task takes its item when it runs, so a task calling {@link #getNowait()} in between
  * can take it first; the woken one then waits again at the back, as in asyncio. A task cancelled
  * after it was woken passes the wake-up on to the next waiter, so no item is left unclaimed.
+ *
+ * <p>{@link #shutdown} ends the queue (asyncio 3.13): puts fail with {@link QueueShutDownException}
+ * at once, gets once the queue is empty. {@link LifoQueue} and {@link PriorityQueue} take their
+ * items in another order and are queues in every other way.
  */
-public final class Queue<T> {
+public class Queue<T> {
     private final int maxSize;
-    private final ArrayDeque<T> items = new ArrayDeque<>();
+    private final java.util.Queue<T> items;
+    private boolean shutDown;
     private final LoopBinding binding = new LoopBinding("queue");
     private final Waiters getters = new Waiters(binding, AwaitKinds.QUEUE, "queue get", this);
     private final Waiters putters = new Waiters(binding, AwaitKinds.QUEUE, "queue put", this);
@@ -32,7 +37,13 @@ public final class Queue<T> {
 
     /** A queue holding at most {@code maxSize} items; zero or less means unbounded, as in asyncio. */
     public Queue(int maxSize) {
+        this(maxSize, new ArrayDeque<>());
+    }
+
+    /** A queue whose items are kept, and taken in the order of, {@code items}. */
+    Queue(int maxSize, java.util.Queue<T> items) {
         this.maxSize = Math.max(0, maxSize);
+        this.items = items;
     }
 
     /** The bound given at creation, or 0 if the queue is unbounded. */
@@ -60,7 +71,7 @@ public final class Queue<T> {
      */
     public void put(T item) throws Exception {
         requireItem(item);
-        while (isFull()) {
+        while (isFull() && !shutDown) {
             Future<Void> putter = putters.add();
             try {
                 Async.await(putter);
@@ -75,10 +86,16 @@ public final class Queue<T> {
         putNowait(item);
     }
 
-    /** Adds {@code item} (not null) at the back without waiting; throws {@link QueueFullException} if full. */
+    /**
+     * Adds {@code item} (not null) at the back without waiting; throws {@link QueueFullException}
+     * if full, {@link QueueShutDownException} if shut down.
+     */
     public void putNowait(T item) {
         getters.checkThread();
         requireItem(item);
+        if (shutDown) {
+            throw new QueueShutDownException("queue is shut down: no more puts");
+        }
         if (isFull()) {
             throw new QueueFullException("queue is full (" + maxSize + " items)");
         }
@@ -92,7 +109,7 @@ public final class Queue<T> {
      * is empty. On {@link io.loopdiag.loop.CancelledException} no item was taken.
      */
     public T get() throws Exception {
-        while (isEmpty()) {
+        while (isEmpty() && !shutDown) {
             Future<Void> getter = getters.add();
             try {
                 Async.await(getter);
@@ -107,12 +124,15 @@ public final class Queue<T> {
         return getNowait();
     }
 
-    /** Removes and returns the item at the front without waiting; throws {@link QueueEmptyException} if empty. */
+    /**
+     * Removes and returns the item at the front without waiting; throws {@link QueueEmptyException}
+     * if empty, {@link QueueShutDownException} if empty and shut down.
+     */
     public T getNowait() {
         getters.checkThread();
         T item = items.poll();
         if (item == null) {
-            throw new QueueEmptyException("queue is empty");
+            throw shutDown ? new QueueShutDownException("queue is shut down and empty") : new QueueEmptyException("queue is empty");
         }
         putters.wakeFirst();
         return item;
@@ -146,6 +166,33 @@ public final class Queue<T> {
         }
     }
 
+    /**
+     * Ends the queue (asyncio 3.13's {@code shutdown}): from now on a put fails with {@link
+     * QueueShutDownException}, and so does a get once the queue is empty; every task waiting to put
+     * or to get is woken to find that out. With {@code immediate}, the items left are dropped and
+     * count as done, so that {@link #join()} returns. Calling it again changes nothing more,
+     * except that an immediate one still drops the items left.
+     */
+    public void shutdown(boolean immediate) {
+        getters.checkThread();
+        shutDown = true;
+        if (immediate) {
+            int dropped = items.size();
+            items.clear();
+            unfinishedTasks = Math.max(0, unfinishedTasks - dropped);
+            if (unfinishedTasks == 0) {
+                joiners.wakeAll();
+            }
+        }
+        getters.wakeAll();
+        putters.wakeAll();
+    }
+
+    /** True once {@link #shutdown} was called. */
+    public boolean isShutDown() {
+        return shutDown;
+    }
+
     /** How many put items have not been marked with {@link #taskDone()} yet. */
     public int unfinishedTasks() {
         return unfinishedTasks;
@@ -159,8 +206,8 @@ public final class Queue<T> {
 
     @Override
     public String toString() {
-        return "Queue[size " + items.size() + (maxSize > 0 ? "/" + maxSize : "")
+        return getClass().getSimpleName() + "[size " + items.size() + (maxSize > 0 ? "/" + maxSize : "")
                 + ", getters " + getters.pendingCount() + ", putters " + putters.pendingCount()
-                + ", unfinished " + unfinishedTasks + "]";
+                + ", unfinished " + unfinishedTasks + (shutDown ? ", shut down" : "") + "]";
     }
 }
