@@ -1,5 +1,6 @@
 package io.loopdiag.loop;
 
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -32,6 +33,15 @@ final class Baton {
     private volatile Thread holder;
     /** The task holding the baton, or null while the loop itself runs. */
     private volatile Task<?> task;
+    /**
+     * Who waits in {@link #runEagerStep} for an eager task's first step to end, innermost last:
+     * while one does, only that task (and eager tasks it creates) can give the baton up.
+     */
+    private final ArrayDeque<EagerCaller> eagerCallers = new ArrayDeque<>();
+
+    /** A thread waiting for an eager task's first step, and the task it runs (null: the loop itself). */
+    private record EagerCaller(Thread thread, Task<?> task) {
+    }
 
     Baton(EventLoop loop, LoopCarrier carrier) {
         this.loop = loop;
@@ -89,6 +99,17 @@ final class Baton {
         task = null;
     }
 
+    /**
+     * The caller's side of an eager task's first step: hands the baton to the task's new thread
+     * and waits until the step suspends or ends, when {@link #yieldToLoop} gives it back here.
+     */
+    void runEagerStep(Task<?> stepped, Thread taskThread) {
+        eagerCallers.push(new EagerCaller(Thread.currentThread(), task));
+        task = stepped;
+        handTo(taskThread, true);
+        awaitBaton();
+    }
+
     /** Makes {@code to} the holder and wakes it, starting it if it is a task's new thread. */
     private void handTo(Thread to, boolean start) {
         holder = to;
@@ -112,11 +133,17 @@ final class Baton {
         if (finished && carrier != null) {
             carrier.release(Thread.currentThread());
         }
-        Task<?> next = loop.takeDirectStep();
-        if (next != null) {
-            task = next;
+        EagerCaller caller = eagerCallers.poll();
+        if (caller != null) {
+            task = caller.task();
+            handTo(caller.thread(), false);
+        } else {
+            Task<?> next = loop.takeDirectStep();
+            if (next != null) {
+                task = next;
+            }
+            handTo(next != null ? next.thread() : loopThread, false);
         }
-        handTo(next != null ? next.thread() : loopThread, false);
         if (!finished) {
             awaitBaton();
         }

@@ -140,12 +140,22 @@ public final class Task<T> extends Future<T> {
                 finishCancelled(cancelMessageRequested);
                 return;
             }
-            // Named as the dump names it, for jcmd's thread dump and profilers: task 'fetch' #12.
-            thread = Thread.ofVirtual().name("task '" + name() + "' #" + id).unstarted(this::runCoroutine);
+            thread = newThread();
             loop.baton.runTaskStep(this, thread, true);
         } else if (suspended) {
             loop.baton.runTaskStep(this, thread, false);
         }
+    }
+
+    /** The first step, run inside {@code createTask} by the thread holding the baton (an eager task). */
+    void stepEagerly() {
+        thread = newThread();
+        loop.baton.runEagerStep(this, thread);
+    }
+
+    /** Named as the dump names it, for jcmd's thread dump and profilers: task 'fetch' #12. */
+    private Thread newThread() {
+        return Thread.ofVirtual().name("task '" + name() + "' #" + id).unstarted(this::runCoroutine);
     }
 
     /** Whether a step would resume this task's parked thread (not start it, not skip a finished task). */

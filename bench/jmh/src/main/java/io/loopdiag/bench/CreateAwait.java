@@ -35,6 +35,7 @@ public class CreateAwait {
     public void setUp() throws Exception {
         Results.attachAgentIfAsked();
         loop = new EventLoop();
+        loop.setEagerTasks(Boolean.getBoolean("loopdiag.bench.eager")); // bench/run's "eager" variant
     }
 
     @TearDown
