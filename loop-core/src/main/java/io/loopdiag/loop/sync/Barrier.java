@@ -1,7 +1,5 @@
 package io.loopdiag.loop.sync;
 
-import io.loopdiag.loop.Async;
-import io.loopdiag.loop.Future;
 import io.loopdiag.protocol.AwaitKinds;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.function.BooleanSupplier;
@@ -104,12 +102,7 @@ public final class Barrier {
     /** Suspends the calling task while {@code blocked} holds; every change of state wakes all to look again. */
     private void waitWhile(BooleanSupplier blocked) throws Exception {
         while (blocked.getAsBoolean()) {
-            Future<Void> waiter = waiters.add();
-            try {
-                Async.await(waiter);
-            } finally {
-                waiters.remove(waiter);
-            }
+            waiters.await();
         }
     }
 

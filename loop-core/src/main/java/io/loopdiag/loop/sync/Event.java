@@ -1,8 +1,6 @@
 package io.loopdiag.loop.sync;
 
 import io.loopdiag.protocol.AwaitKinds;
-import io.loopdiag.loop.Async;
-import io.loopdiag.loop.Future;
 
 /**
  * A flag that tasks can wait for (asyncio's {@code Event}): {@link #set()} wakes every task in
@@ -39,12 +37,7 @@ public final class Event {
         if (set) {
             return;
         }
-        Future<Void> waiter = waiters.add();
-        try {
-            Async.await(waiter);
-        } finally {
-            waiters.remove(waiter);
-        }
+        waiters.await();
     }
 
     @Override

@@ -158,12 +158,7 @@ public class Queue<T> {
         if (unfinishedTasks == 0) {
             return;
         }
-        Future<Void> joiner = joiners.add();
-        try {
-            Async.await(joiner);
-        } finally {
-            joiners.remove(joiner);
-        }
+        joiners.await();
     }
 
     /**

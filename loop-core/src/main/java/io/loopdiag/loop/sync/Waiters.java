@@ -81,6 +81,16 @@ final class Waiters {
         return pending;
     }
 
+    /** Waits at the back of the FIFO until woken, and leaves it however the wait ends. */
+    void await() throws Exception {
+        Future<Void> waiter = add();
+        try {
+            io.loopdiag.loop.Async.await(waiter);
+        } finally {
+            remove(waiter);
+        }
+    }
+
     /**
      * Waits at the back of the FIFO until {@link #wakeFirst} hands this task what it waits for (a
      * lock, a permit). If the task is cancelled after the hand-off, {@code passOn} gives it back so
