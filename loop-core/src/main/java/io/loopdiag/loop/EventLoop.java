@@ -20,6 +20,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import sun.misc.Signal;
 
 /**
  * One thread's scheduler, in the style of asyncio's event loop. It runs iterations until
@@ -156,9 +158,44 @@ public final class EventLoop implements AutoCloseable {
     }
 
     public static <T> T run(Coroutine<T> main) throws Exception {
+        return run(main, new String[0]);
+    }
+
+    /**
+     * {@link #run(Coroutine.Body)} that shuts down cleanly on any of {@code signals} (such as
+     * {@code "INT", "TERM"}), as asyncio's {@code Runner} does on Ctrl-C: the first cancels the main
+     * task, whose {@code finally} blocks and task groups clean up, then the tasks left are cancelled
+     * and awaited and {@code run} throws {@link StoppedBySignalException}, unless the main task
+     * refused the cancellation and returned a result. A second signal does not wait for the loop,
+     * which may be stuck: it goes to the handler the first replaced (the JVM's: exit).
+     */
+    public static <T> T run(Coroutine.Body<T> main, String... signals) throws Exception {
+        return run(Coroutine.of("main", main), signals);
+    }
+
+    public static <T> T run(Coroutine<T> main, String... signals) throws Exception {
         EventLoop loop = new EventLoop();
         try {
-            return loop.runUntilComplete(loop.createTask(main));
+            Task<T> task = loop.createTask(main);
+            AtomicReference<Signal> received = new AtomicReference<>();
+            for (String signal : signals) {
+                LoopSignals.handle(loop, signal, delivered -> {
+                    if (!received.compareAndSet(null, delivered)) {
+                        LoopSignals.raiseReplaced(loop, delivered);
+                        return;
+                    }
+                    loop.callSoonThreadsafe(new SignalCallback(delivered.getName(), () -> task.cancel("SIG" + delivered.getName())));
+                });
+            }
+            try {
+                return loop.runUntilComplete(task);
+            } catch (CancelledException cancelled) {
+                Signal signal = received.get();
+                if (signal != null) {
+                    throw new StoppedBySignalException(signal.getName(), signal.getNumber());
+                }
+                throw cancelled;
+            }
         } finally {
             try {
                 loop.cancelRemainingTasks();
@@ -389,6 +426,7 @@ public final class EventLoop implements AutoCloseable {
             return;
         }
         closed = true;
+        LoopSignals.removeAll(this);
         ready.clear();
         threadsafeQueue.clear();
         timers.clear();
@@ -641,6 +679,46 @@ public final class EventLoop implements AutoCloseable {
         }
         checkOpen();
         return selector.setIoCallback(channel, new Handle(this, callback), reading);
+    }
+
+    // ---- signals ------------------------------------------------------------------------------
+
+    /**
+     * asyncio's {@code add_signal_handler}: from now on {@code signal} ({@code "TERM"} or
+     * {@code "SIGTERM"}) runs {@code callback} on this loop, as a callback queued by
+     * {@link #callSoonThreadsafe}, so that it may use the loop like any other. Replaces this loop's
+     * earlier handler of the signal. A signal has one handler per process: throws
+     * {@link IllegalStateException} if another loop handles it, and {@link IllegalArgumentException}
+     * for a signal the platform lacks or the JVM keeps ({@code QUIT}; any, under {@code -Xrs}).
+     * The loop's {@link #close} removes its handlers.
+     */
+    public void addSignalHandler(String signal, Runnable callback) {
+        checkThread();
+        checkOpen();
+        SignalCallback handler = new SignalCallback(LoopSignals.signal(signal).getName(), requireCallback(callback));
+        LoopSignals.handle(this, signal, delivered -> callSoonThreadsafe(handler));
+    }
+
+    /**
+     * Stops handling {@code signal} and puts back the handler that {@link #addSignalHandler}
+     * replaced; false if this loop did not handle it.
+     */
+    public boolean removeSignalHandler(String signal) {
+        checkThread();
+        return LoopSignals.remove(this, signal);
+    }
+
+    /** A signal's callback, named after it in dumps and logs. */
+    private record SignalCallback(String signal, Runnable callback) implements Runnable {
+        @Override
+        public void run() {
+            callback.run();
+        }
+
+        @Override
+        public String toString() {
+            return "SIG" + signal + " handler " + Handle.describe(callback);
+        }
     }
 
     // ---- worker threads -----------------------------------------------------------------------
