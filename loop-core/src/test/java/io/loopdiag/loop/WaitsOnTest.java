@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.loopdiag.loop.net.Server;
 import io.loopdiag.loop.net.Streams;
+import io.loopdiag.loop.net.Subprocess;
 import io.loopdiag.loop.sync.Condition;
 import io.loopdiag.loop.sync.Lock;
 import io.loopdiag.loop.sync.Queue;
@@ -231,5 +232,26 @@ class WaitsOnTest {
         assertTrue(worker.worker().stack().stream().anyMatch(frame -> frame.getMethodName().equals("waitInWorker")),
                 "its live stack: " + worker.worker().stack());
         assertNull(awaiting("getter").worker());
+    }
+
+    @Test
+    void aProcessWaitAndAReadOfItsOutputNameThePidAndTheCommand() throws Exception {
+        AtomicReference<Subprocess> sleeper = new AtomicReference<>();
+        try {
+            snapshotAfter(() -> {
+                sleeper.set(Subprocess.create("sleep", "600"));
+                createTask("waiter", sleeper.get()::waitFor);
+                createTask("output", () -> sleeper.get().stdout().read(1));
+                return null;
+            });
+        } finally {
+            sleeper.get().process().destroyForcibly();
+        }
+        String process = "pid " + sleeper.get().pid() + " (sleep 600)";
+        assertEquals("process", awaiting("waiter").kind());
+        assertEquals(process, awaiting("waiter").description());
+        assertEquals(List.of(), awaiting("waiter").waitsOn(), "no task is behind a process");
+        assertEquals("io", awaiting("output").kind());
+        assertEquals("read stdout of " + process, awaiting("output").description());
     }
 }

@@ -14,6 +14,8 @@ public final class AwaitKinds {
     public static final String TIMER = "timer";
     /** A channel becoming readable or writable. */
     public static final String IO = "io";
+    /** A child process's exit ({@code Subprocess.waitFor}); the description gives its pid and command. */
+    public static final String PROCESS = "process";
     /** Work handed to a worker thread ({@code toThread}, {@code runInExecutor}). */
     public static final String WORKER = "worker";
     /** Several futures at once ({@code gather}). */

@@ -6,12 +6,14 @@ import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.Future;
 import io.loopdiag.loop.IoWait;
 import java.io.IOException;
-import java.nio.channels.SocketChannel;
+import java.nio.channels.Pipe;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.SelectableChannel;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The reading half of a stream connection (asyncio's {@code StreamReader}). A reader callback on
- * the loop moves bytes from the socket into a buffer; when the buffer holds more than the limit,
+ * The reading half of a stream connection, or a subprocess's output (asyncio's {@code StreamReader}).
+ * A reader callback on the loop moves bytes from the socket (or pipe) into a buffer; when the buffer holds more than the limit,
  * the loop stops watching the socket (the peer then feels back-pressure through TCP) until a read
  * takes the buffer back under it. The suspending methods may be called only inside a task of the
  * reader's loop, and by one task at a time.
@@ -23,7 +25,8 @@ public final class StreamReader {
     private static final int MAX_READ_PER_CALLBACK = 256 * 1024;
 
     private final EventLoop loop;
-    private final SocketChannel channel;
+    private final SelectableChannel channel;
+    private final ReadableByteChannel source; // the same channel
     private final String peer;
     private final int limit;
     private final ByteQueue buffer = new ByteQueue();
@@ -33,12 +36,13 @@ public final class StreamReader {
     /** The future a task awaits for more data (or EOF, or a failure), or null if none waits. */
     private Future<Void> waiter;
 
-    StreamReader(EventLoop loop, SocketChannel channel, String peer, int limit) {
+    <C extends SelectableChannel & ReadableByteChannel> StreamReader(EventLoop loop, C channel, String peer, int limit) {
         if (limit <= 0) {
             throw new IllegalArgumentException("limit must be positive: " + limit);
         }
         this.loop = loop;
         this.channel = channel;
+        this.source = channel;
         this.peer = peer;
         this.limit = limit;
         loop.addReader(channel, this::onReadable);
@@ -133,7 +137,7 @@ public final class StreamReader {
     private void onReadable() {
         int read;
         try {
-            read = buffer.readFrom(channel, MAX_READ_PER_CALLBACK);
+            read = buffer.readFrom(source, MAX_READ_PER_CALLBACK);
         } catch (IOException e) {
             connectionLost(new IOException("recv from " + peer + " failed: " + e.getMessage(), e));
             return;
@@ -152,7 +156,7 @@ public final class StreamReader {
     /**
      * Ends the stream: the socket is no longer read; waiting and later reads see EOF, or
      * {@code cause} once the buffered bytes are read. Called at EOF, on a failure, and when the
-     * connection is closed.
+     * connection is closed. A pipe's end is closed here: nothing else owns it.
      */
     void connectionLost(IOException cause) {
         if (!eof) {
@@ -161,6 +165,13 @@ public final class StreamReader {
                 failure = cause;
             }
             loop.removeReader(channel);
+            if (channel instanceof Pipe.SourceChannel pipe) {
+                try {
+                    pipe.close();
+                } catch (IOException ignored) {
+                    // the descriptor is released either way
+                }
+            }
         }
         wakeWaiter();
     }

@@ -7,10 +7,14 @@ import io.loopdiag.loop.Future;
 import io.loopdiag.loop.IoWait;
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.nio.channels.NetworkChannel;
+import java.nio.channels.SelectableChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.channels.WritableByteChannel;
 
 /**
- * The writing half of a stream connection (asyncio's {@code StreamWriter} with its transport).
+ * The writing half of a stream connection, or a subprocess's input (asyncio's {@code StreamWriter}
+ * with its transport).
  * {@link #write} never suspends: it writes what the socket takes at once and buffers the rest,
  * which a writer callback on the loop sends as the socket drains. {@link #drain} is the
  * back-pressure point: it suspends while the buffer is above the high-water mark, until the
@@ -28,9 +32,10 @@ public final class StreamWriter {
     private static final int CLOSED = 2;
 
     private final EventLoop loop;
-    private final SocketChannel channel;
+    private final SelectableChannel channel;
+    private final WritableByteChannel sink; // the same channel
     private final String peer;
-    private final StreamReader reader;
+    private final StreamReader reader; // null for a pipe
     private final ByteQueue buffer = new ByteQueue();
     private final Future<Void> closed;
     private int state = OPEN;
@@ -40,9 +45,10 @@ public final class StreamWriter {
     private IOException failure;
     private Future<Void> drainWaiter;
 
-    StreamWriter(EventLoop loop, SocketChannel channel, String peer, StreamReader reader) {
+    <C extends SelectableChannel & WritableByteChannel> StreamWriter(EventLoop loop, C channel, String peer, StreamReader reader) {
         this.loop = loop;
         this.channel = channel;
+        this.sink = channel;
         this.peer = peer;
         this.reader = reader;
         this.closed = new IoWait("close", peer).future(loop);
@@ -102,7 +108,7 @@ public final class StreamWriter {
         }
     }
 
-    /** Shuts down the sending side once the buffered bytes are sent; the peer reads EOF. */
+    /** Shuts down the sending side once the buffered bytes are sent; the peer reads EOF. A pipe is closed. */
     public void writeEof() throws IOException {
         if (state != OPEN || eofPending) {
             return;
@@ -122,7 +128,9 @@ public final class StreamWriter {
             return;
         }
         state = CLOSING;
-        reader.connectionLost(null);
+        if (reader != null) {
+            reader.connectionLost(null);
+        }
         if (buffer.isEmpty() || failure != null) {
             closeChannel();
         }
@@ -142,7 +150,7 @@ public final class StreamWriter {
         return buffer.size();
     }
 
-    /** The reader of the same connection. */
+    /** The reader of the same connection; null for a subprocess's input. */
     public StreamReader reader() {
         return reader;
     }
@@ -152,9 +160,9 @@ public final class StreamWriter {
         return peer;
     }
 
-    /** The local address of the connection (asyncio's {@code get_extra_info("sockname")}). */
+    /** The local address of the connection (asyncio's {@code get_extra_info("sockname")}); null for a pipe. */
     public SocketAddress localAddress() throws IOException {
-        return channel.getLocalAddress();
+        return channel instanceof NetworkChannel socket ? socket.getLocalAddress() : null;
     }
 
     // ---- the loop side --------------------------------------------------------------------------
@@ -181,7 +189,7 @@ public final class StreamWriter {
     /** Writes as much of the buffer as the socket takes now; on failure, breaks the connection. */
     private void flush() {
         try {
-            while (!buffer.isEmpty() && buffer.writeTo(channel) > 0) {
+            while (!buffer.isEmpty() && buffer.writeTo(sink) > 0) {
                 // the socket took some: offer it the rest
             }
         } catch (IOException e) {
@@ -203,13 +211,19 @@ public final class StreamWriter {
         if (waiting != null && !waiting.isDone()) {
             waiting.setException(cause);
         }
-        reader.connectionLost(cause);
+        if (reader != null) {
+            reader.connectionLost(cause);
+        }
         closeChannel();
     }
 
     private void shutdownOutput() throws IOException {
+        if (!(channel instanceof SocketChannel socket)) {
+            closeChannel(); // a pipe has no half-close: closing it is its EOF
+            return;
+        }
         try {
-            channel.shutdownOutput();
+            socket.shutdownOutput();
         } catch (IOException e) {
             fail(new IOException("shutdown of " + peer + " failed: " + e.getMessage(), e));
             throw failure;
@@ -234,7 +248,9 @@ public final class StreamWriter {
             writing = false;
             loop.removeWriter(channel);
         }
-        reader.connectionLost(null);
+        if (reader != null) {
+            reader.connectionLost(null);
+        }
         if (paused) {
             paused = false; // nothing is left to send: a waiting drain returns (or throws the failure)
             Future<Void> waiting = drainWaiter;
