@@ -13,7 +13,9 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A picture of one loop taken from any thread without stopping it: its state, what it is running
@@ -116,11 +118,12 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
      * the common pool together.
      */
     public static <E extends Exception> void eachTask(List<Task<?>> tasks, boolean withStacks, TaskAction<E> action) throws E {
+        Map<List<StackTraceElement>, List<StackTraceElement>> kept = new ConcurrentHashMap<>();
         for (int from = 0; from < tasks.size(); from += CHUNK) {
             List<Task<?>> chunk = tasks.subList(from, Math.min(from + CHUNK, tasks.size()));
             List<TaskSnapshot> taken = withStacks && tasks.size() > CHUNK
-                    ? chunk.parallelStream().map(task -> taskSnapshot(task, true)).toList()
-                    : chunk.stream().map(task -> taskSnapshot(task, withStacks)).toList();
+                    ? chunk.parallelStream().map(task -> taskSnapshot(task, true, kept)).toList()
+                    : chunk.stream().map(task -> taskSnapshot(task, withStacks, kept)).toList();
             for (int i = 0; i < taken.size(); i++) {
                 action.accept(chunk.get(i), taken.get(i));
             }
@@ -156,16 +159,45 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         return handle.callback instanceof Task.Step step ? step.task().thread() : loop.thread();
     }
 
-    private static TaskSnapshot taskSnapshot(Task<?> task, boolean withStacks) {
+    private static TaskSnapshot taskSnapshot(Task<?> task, boolean withStacks,
+                                             Map<List<StackTraceElement>, List<StackTraceElement>> kept) {
         Future<?> awaited = task.awaiting();
         Awaiting awaiting = awaited == null ? null : awaiting(awaited, withStacks);
         List<StackTraceElement> stack = List.of();
         Thread thread = task.thread();
         if (withStacks && thread != null) {
-            StackTraceElement[] frames = thread.getStackTrace();
-            stack = task.isSuspended() ? suspensionStack(frames) : runningStack(frames);
+            stack = task.isSuspended() ? suspensionStack(task, thread, kept) : runningStack(thread.getStackTrace());
         }
         return new TaskSnapshot(task.id(), task.name(), task.stateName(), awaiting, task.suspendedSinceNanos(), stack);
+    }
+
+    /** Distinct stacks one walk keeps on its tasks for the next: past it, what it walks is not kept. */
+    private static final int MAX_KEPT_STACKS = 1_024;
+
+    /**
+     * A suspended task's stack. A task's stack changes only while it runs, so a stack walked in
+     * the suspension the task is still in is that suspension's: a second dump, and each of
+     * {@code hang}'s, walks only the tasks that ran since the last, where walking a parked virtual
+     * thread's stack costs microseconds. One walk keeps at most {@link #MAX_KEPT_STACKS} distinct
+     * stacks, shared by every task suspended at the same place ({@code kept}), so the heap a dump
+     * leaves behind in the target is bounded: about 24 bytes a task besides.
+     */
+    private static List<StackTraceElement> suspensionStack(Task<?> task, Thread thread,
+                                                           Map<List<StackTraceElement>, List<StackTraceElement>> kept) {
+        int suspension = task.suspensions();
+        Task.WalkedStack walked = task.walked;
+        if (walked != null && walked.suspension() == suspension) {
+            return walked.frames();
+        }
+        List<StackTraceElement> frames = suspensionStack(thread.getStackTrace());
+        if (task.isSuspended() && task.suspensions() == suspension) { // still the suspension walked
+            List<StackTraceElement> shared = kept.size() < MAX_KEPT_STACKS ? kept.computeIfAbsent(frames, same -> same) : kept.get(frames);
+            if (shared != null) {
+                task.walked = new Task.WalkedStack(suspension, shared);
+                return shared;
+            }
+        }
+        return frames;
     }
 
     /** What a task awaiting {@code awaited} waits for, followed through the future's await subject to the tasks behind it. */

@@ -2,6 +2,7 @@ package io.loopdiag.loop;
 
 import io.loopdiag.protocol.AwaitKinds;
 import io.loopdiag.protocol.States;
+import java.util.List;
 
 /**
  * A coroutine being driven by its loop; a task is a {@link Future} of the coroutine's result.
@@ -25,6 +26,10 @@ public final class Task<T> extends Future<T> {
     volatile Future<?> waitingOn;
     private volatile boolean suspended;
     private long suspendedSinceNanos;
+    /** How many times the task has suspended: its stack changes only between two of them. */
+    private int suspensions;
+    /** The stack a dump walked in the suspension it was taken in, for the next dump (see LoopSnapshot). */
+    volatile WalkedStack walked;
     private boolean mustCancel;
     private String cancelMessageRequested;
     private int cancelRequests;
@@ -120,6 +125,15 @@ public final class Task<T> extends Future<T> {
     /** The loop clock when the task last suspended (approximate: see {@link EventLoop#clockStampNanos()}). */
     public long suspendedSinceNanos() {
         return suspendedSinceNanos;
+    }
+
+    /** Which suspension the task is in: read it after {@link #isSuspended()}, which publishes it. */
+    int suspensions() {
+        return suspensions;
+    }
+
+    /** A suspension stack, trimmed as dumps show it, and the suspension it is of. */
+    record WalkedStack(int suspension, List<StackTraceElement> frames) {
     }
 
     /** The future this task awaits now, or null. */
@@ -227,6 +241,7 @@ public final class Task<T> extends Future<T> {
 
     private void suspend() {
         suspendedSinceNanos = loop.clockStampNanos();
+        suspensions++;
         suspended = true;
         loop.baton.yieldToLoop(false);
         suspended = false;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.ref.WeakReference;
@@ -198,5 +199,68 @@ class SnapshotTest {
     private static LoopSnapshot.TaskSnapshot find(LoopSnapshot snapshot, String name) {
         return snapshot.tasks().stream().filter(t -> t.name().equals(name)).findFirst()
                 .orElseThrow(() -> new AssertionError("no task " + name + " in " + snapshot.tasks()));
+    }
+
+    @Test
+    void aStackWalkedInASuspensionServesTheNextSnapshotUntilTheTaskRunsAgain() throws Exception {
+        io.loopdiag.loop.sync.Event first = new io.loopdiag.loop.sync.Event();
+        io.loopdiag.loop.sync.Event second = new io.loopdiag.loop.sync.Event();
+        CountDownLatch[] ready = {new CountDownLatch(1), new CountDownLatch(1)};
+        CountDownLatch[] release = {new CountDownLatch(1), new CountDownLatch(1)};
+        List<LoopSnapshot> taken = new java.util.ArrayList<>();
+        Thread taker = new Thread(() -> {
+            try {
+                ready[0].await();
+                taken.add(loop.snapshot(true));
+                taken.add(loop.snapshot(true));
+                release[0].countDown();
+                ready[1].await();
+                taken.add(loop.snapshot(true));
+                release[1].countDown();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        taker.start();
+        loop.runUntilComplete(loop.createTask("main", () -> {
+            Coroutine.Body<Void> body = () -> {
+                waitAtFirst(first);
+                waitAtSecond(second);
+                return null;
+            };
+            Task<Void> a = Async.createTask("a", body);
+            Task<Void> b = Async.createTask("b", body);
+            sleep(Duration.ofMillis(1));
+            Async.toThread(() -> phase(ready[0], release[0]));
+            first.set();
+            sleep(Duration.ofMillis(1));
+            Async.toThread(() -> phase(ready[1], release[1]));
+            a.cancel();
+            b.cancel();
+            return null;
+        }));
+        taker.join();
+
+        List<StackTraceElement> atFirst = find(taken.get(0), "a").stack();
+        assertTrue(atFirst.stream().anyMatch(f -> f.getMethodName().equals("waitAtFirst")), atFirst.toString());
+        assertSame(atFirst, find(taken.get(0), "b").stack(), "tasks suspended at the same place share one stack");
+        assertSame(atFirst, find(taken.get(1), "a").stack(), "the next snapshot did not walk it again");
+        List<StackTraceElement> atSecond = find(taken.get(2), "a").stack();
+        assertTrue(atSecond.stream().anyMatch(f -> f.getMethodName().equals("waitAtSecond")), atSecond.toString());
+        assertFalse(atSecond.stream().anyMatch(f -> f.getMethodName().equals("waitAtFirst")), "the task ran: walked again");
+    }
+
+    private static Void phase(CountDownLatch ready, CountDownLatch release) throws InterruptedException {
+        ready.countDown();
+        release.await();
+        return null;
+    }
+
+    private static void waitAtFirst(io.loopdiag.loop.sync.Event event) throws Exception {
+        event.waitSet();
+    }
+
+    private static void waitAtSecond(io.loopdiag.loop.sync.Event event) throws Exception {
+        event.waitSet();
     }
 }
