@@ -16,6 +16,7 @@ import io.loopdiag.loop.sync.Condition;
 import io.loopdiag.loop.sync.Lock;
 import io.loopdiag.loop.sync.Queue;
 import io.loopdiag.loop.sync.Semaphore;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -23,6 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What a snapshot says a task waits on, for every relation a dump follows: the tasks behind a
@@ -33,6 +35,9 @@ import org.junit.jupiter.api.Timeout;
 class WaitsOnTest {
     private final EventLoop loop = new EventLoop("waits", LoopClock.SYSTEM);
     private LoopSnapshot snapshot;
+
+    @TempDir
+    Path dir;
 
     @AfterEach
     void close() {
@@ -231,5 +236,19 @@ class WaitsOnTest {
         assertTrue(worker.worker().stack().stream().anyMatch(frame -> frame.getMethodName().equals("waitInWorker")),
                 "its live stack: " + worker.worker().stack());
         assertNull(awaiting("getter").worker());
+    }
+
+    @Test
+    void aReadOnAUnixConnectionWaitsOnTheSocketsPath() throws Exception {
+        Path socket = dir.resolve("waits.sock");
+        snapshotAfter(() -> {
+            Streams.startUnixServer((reader, writer) -> sleepForAnHour(), socket);
+            createTask("unix-reader", () -> Streams.openUnixConnection(socket).reader().read(1));
+            return null;
+        });
+        LoopSnapshot.Awaiting io = awaiting("unix-reader");
+        assertEquals("io", io.kind());
+        assertEquals(new IoWait("read", socket.toString()), io.io());
+        assertEquals("read " + socket, io.description());
     }
 }
