@@ -10,12 +10,16 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.loopdiag.loop.net.DatagramEndpoint;
+import io.loopdiag.loop.net.Datagrams;
 import io.loopdiag.loop.net.Server;
 import io.loopdiag.loop.net.Streams;
 import io.loopdiag.loop.sync.Condition;
 import io.loopdiag.loop.sync.Lock;
 import io.loopdiag.loop.sync.Queue;
 import io.loopdiag.loop.sync.Semaphore;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -250,5 +254,27 @@ class WaitsOnTest {
         assertEquals("io", io.kind());
         assertEquals(new IoWait("read", socket.toString()), io.io());
         assertEquals("read " + socket, io.description());
+    }
+
+    @Test
+    void aDatagramReceiveWaitsOnARecvfromAtTheEndpointsLocalAddress() throws Exception {
+        AtomicReference<SocketAddress> local = new AtomicReference<>();
+        snapshotAfter(() -> {
+            DatagramEndpoint endpoint = Datagrams.open(new InetSocketAddress("127.0.0.1", 0), null);
+            local.set(endpoint.localAddress());
+            createTask("udp-receiver", () -> {
+                try {
+                    return endpoint.receive();
+                } finally {
+                    endpoint.close();
+                }
+            });
+            return null;
+        });
+        LoopSnapshot.Awaiting io = awaiting("udp-receiver");
+        assertEquals("io", io.kind());
+        assertEquals(new IoWait("recvfrom", String.valueOf(local.get())), io.io());
+        assertEquals("recvfrom " + local.get(), io.description());
+        assertEquals(List.of(), io.waitsOn(), "no task can end a wait for the network");
     }
 }
