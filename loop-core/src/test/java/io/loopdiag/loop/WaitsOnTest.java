@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.loopdiag.loop.net.DatagramEndpoint;
+import io.loopdiag.loop.net.Datagrams;
 import io.loopdiag.loop.net.Server;
 import io.loopdiag.loop.net.Streams;
 import io.loopdiag.loop.net.Subprocess;
@@ -17,6 +19,9 @@ import io.loopdiag.loop.sync.Condition;
 import io.loopdiag.loop.sync.Lock;
 import io.loopdiag.loop.sync.Queue;
 import io.loopdiag.loop.sync.Semaphore;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -24,6 +29,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What a snapshot says a task waits on, for every relation a dump follows: the tasks behind a
@@ -34,6 +40,9 @@ import org.junit.jupiter.api.Timeout;
 class WaitsOnTest {
     private final EventLoop loop = new EventLoop("waits", LoopClock.SYSTEM);
     private LoopSnapshot snapshot;
+
+    @TempDir
+    Path dir;
 
     @AfterEach
     void close() {
@@ -253,5 +262,41 @@ class WaitsOnTest {
         assertEquals(List.of(), awaiting("waiter").waitsOn(), "no task is behind a process");
         assertEquals("io", awaiting("output").kind());
         assertEquals("read stdout of " + process, awaiting("output").description());
+    }
+
+    @Test
+    void aReadOnAUnixConnectionWaitsOnTheSocketsPath() throws Exception {
+        Path socket = dir.resolve("waits.sock");
+        snapshotAfter(() -> {
+            Streams.startUnixServer((reader, writer) -> sleepForAnHour(), socket);
+            createTask("unix-reader", () -> Streams.openUnixConnection(socket).reader().read(1));
+            return null;
+        });
+        LoopSnapshot.Awaiting io = awaiting("unix-reader");
+        assertEquals("io", io.kind());
+        assertEquals(new IoWait("read", socket.toString()), io.io());
+        assertEquals("read " + socket, io.description());
+    }
+
+    @Test
+    void aDatagramReceiveWaitsOnARecvfromAtTheEndpointsLocalAddress() throws Exception {
+        AtomicReference<SocketAddress> local = new AtomicReference<>();
+        snapshotAfter(() -> {
+            DatagramEndpoint endpoint = Datagrams.open(new InetSocketAddress("127.0.0.1", 0), null);
+            local.set(endpoint.localAddress());
+            createTask("udp-receiver", () -> {
+                try {
+                    return endpoint.receive();
+                } finally {
+                    endpoint.close();
+                }
+            });
+            return null;
+        });
+        LoopSnapshot.Awaiting io = awaiting("udp-receiver");
+        assertEquals("io", io.kind());
+        assertEquals(new IoWait("recvfrom", String.valueOf(local.get())), io.io());
+        assertEquals("recvfrom " + local.get(), io.description());
+        assertEquals(List.of(), io.waitsOn(), "no task can end a wait for the network");
     }
 }

@@ -99,9 +99,12 @@ public final class Fields {
     public static final String WORKER = "worker";
     /** How many items the queue a task waits on holds. */
     public static final String SIZE = "size";
-    /** A wait for I/O: which way ({@code read}, {@code write}, {@code accept}, {@code connect}, {@code drain}, {@code close}). */
+    /**
+     * A wait for I/O: which way ({@code read}, {@code write}, {@code accept}, {@code connect}, {@code drain},
+     * {@code close}; {@code recvfrom}, {@code sendto} for a datagram endpoint).
+     */
     public static final String DIRECTION = "direction";
-    /** A wait for I/O: the channel, by its peer's address (a server's own). */
+    /** A wait for I/O: the channel, by its peer's address (a server's or a datagram endpoint's own; a Unix socket's path). */
     public static final String CHANNEL = "channel";
     public static final String SUSPENDED_MILLIS = "suspendedMillis";
     /** In the summary ({@link Control#INFO}), a loop-core loop's few tasks that have waited longest, without stacks. */

@@ -7,16 +7,25 @@ import io.loopdiag.loop.Task;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
+import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * A listening socket whose connections are served by tasks (asyncio's {@code Server}), made by
- * {@link Streams#startServer}. A reader callback on the listening socket accepts connections;
- * {@link #close} stops accepting and leaves the connections already served alone. Loop thread or
- * a task of the loop only, except {@link #port()}.
+ * {@link Streams#startServer} (TCP) or {@link Streams#startUnixServer} (a Unix domain socket). A
+ * reader callback on the listening socket accepts connections; {@link #close} stops accepting and
+ * leaves the connections already served alone. Loop thread or a task of the loop only, except
+ * {@link #address()}, {@link #port()} and {@link #path()}.
  */
 public final class Server implements AutoCloseable {
     /** The kernel's queue of connections not yet accepted; asyncio's default is 100, and bursts of a thousand clients are normal. */
@@ -25,25 +34,41 @@ public final class Server implements AutoCloseable {
     private static final int MAX_ACCEPTS_PER_CALLBACK = 100;
     /** After an accept fails (typically too many open files), wait this long before accepting again (asyncio's delay). */
     private static final Duration ACCEPT_RETRY_DELAY = Duration.ofSeconds(1);
+    /** The file type bits of a {@code unix:mode} attribute ({@code S_IFMT}), and their value for a socket ({@code S_IFSOCK}). */
+    private static final int FILE_TYPE_MASK = 0170000;
+    private static final int SOCKET_FILE_TYPE = 0140000;
 
     private final EventLoop loop;
     private final Streams.Handler handler;
     private final ServerSocketChannel channel;
-    private final InetSocketAddress address;
+    private final SocketAddress address;
+    /** The socket file of a Unix server, or null for TCP. */
+    private final Path path;
+    /** The socket file's identity when bound (null if the file system has none), so that close deletes only that file. */
+    private final Object socketFileKey;
     private boolean serving;
 
     private Server(EventLoop loop, Streams.Handler handler, ServerSocketChannel channel) throws IOException {
         this.loop = loop;
         this.handler = handler;
         this.channel = channel;
-        this.address = (InetSocketAddress) channel.getLocalAddress();
+        this.address = channel.getLocalAddress();
+        this.path = address instanceof UnixDomainSocketAddress unix ? unix.getPath() : null;
+        this.socketFileKey = path != null ? fileKey(path) : null;
     }
 
+    /** Listens on {@code bindTo}: an {@link InetSocketAddress} for TCP, a {@link UnixDomainSocketAddress} for a Unix domain socket. */
     static Server start(EventLoop loop, Streams.Handler handler, SocketAddress bindTo) throws IOException {
-        ServerSocketChannel channel = ServerSocketChannel.open();
+        boolean unix = bindTo instanceof UnixDomainSocketAddress;
+        if (unix) {
+            removeStaleSocketFile(((UnixDomainSocketAddress) bindTo).getPath());
+        }
+        ServerSocketChannel channel = unix ? ServerSocketChannel.open(StandardProtocolFamily.UNIX) : ServerSocketChannel.open();
         try {
             channel.configureBlocking(false);
-            channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            if (!unix) {
+                channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            }
             channel.bind(bindTo, BACKLOG);
             Server server = new Server(loop, handler, channel);
             server.startAccepting();
@@ -54,13 +79,30 @@ public final class Server implements AutoCloseable {
         }
     }
 
-    /** The port listened on: the one given, or the one the system chose for port 0. Any thread. */
+    /**
+     * The TCP port listened on: the one given, or the one the system chose for port 0. Throws
+     * {@link IllegalStateException} for a Unix server, which has a {@link #path()} instead. Any thread.
+     */
     public int port() {
-        return address.getPort();
+        if (!(address instanceof InetSocketAddress inet)) {
+            throw new IllegalStateException(this + " listens on a Unix domain socket: it has a path, not a port");
+        }
+        return inet.getPort();
     }
 
-    /** The address listened on. Any thread. */
-    public InetSocketAddress address() {
+    /**
+     * The socket file a Unix server listens on. Throws {@link IllegalStateException} for a TCP
+     * server, which has a {@link #port()} instead. Any thread.
+     */
+    public Path path() {
+        if (path == null) {
+            throw new IllegalStateException(this + " listens on TCP: it has a port, not a path");
+        }
+        return path;
+    }
+
+    /** The address listened on: an {@link InetSocketAddress} or a {@link UnixDomainSocketAddress}. Any thread. */
+    public SocketAddress address() {
         return address;
     }
 
@@ -68,7 +110,11 @@ public final class Server implements AutoCloseable {
         return serving;
     }
 
-    /** Stops listening and closes the listening socket; open connections are not touched. Idempotent. */
+    /**
+     * Stops listening and closes the listening socket; open connections are not touched. A Unix
+     * server then deletes its socket file, unless another file has taken its place meanwhile (as
+     * asyncio does since 3.13). Idempotent.
+     */
     @Override
     public void close() {
         if (!channel.isOpen()) {
@@ -81,6 +127,43 @@ public final class Server implements AutoCloseable {
         } catch (IOException ignored) {
             // The descriptor is released either way.
         }
+        if (path != null) {
+            deleteSocketFile();
+        }
+    }
+
+    private void deleteSocketFile() {
+        try {
+            if (socketFileKey == null || Objects.equals(socketFileKey, fileKey(path))) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException gone) {
+            // Already deleted, or not ours to delete: either way there is nothing left to clean up.
+        }
+    }
+
+    /**
+     * asyncio's {@code create_unix_server}: a socket file left at {@code path} (by a server that
+     * exited without closing) is removed so that the bind can take its place. Any other kind of
+     * file stays, and the bind fails on it.
+     */
+    private static void removeStaleSocketFile(Path path) throws IOException {
+        if (!path.getFileSystem().supportedFileAttributeViews().contains("unix")) {
+            return; // no file type bits to tell a socket by (Windows): the bind fails on any file there
+        }
+        int mode;
+        try {
+            mode = (Integer) Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException nothingThere) {
+            return;
+        }
+        if ((mode & FILE_TYPE_MASK) == SOCKET_FILE_TYPE) {
+            Files.deleteIfExists(path);
+        }
+    }
+
+    private static Object fileKey(Path path) throws IOException {
+        return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
     }
 
     private void startAccepting() {
@@ -120,7 +203,9 @@ public final class Server implements AutoCloseable {
         Streams.Connection connection;
         try {
             accepted.configureBlocking(false);
-            accepted.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            if (path == null) {
+                accepted.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            }
             connection = Streams.wrap(loop, accepted, StreamReader.DEFAULT_LIMIT);
         } catch (IOException e) {
             // The peer went away before we could set the socket up: nothing to serve.

@@ -10,6 +10,7 @@ import io.loopdiag.loop.IoWait;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.NetworkChannel;
 import java.nio.channels.SelectableChannel;
@@ -136,15 +137,26 @@ public final class Sockets {
         }
     }
 
-    /** The peer of a connected socket, or else its local address, as labels and messages show it. */
+    /**
+     * The peer of a connected socket, or else its local address, as labels and messages show it. A
+     * Unix domain socket's peer is usually unnamed (a client rarely binds its socket to a path), so
+     * a connection accepted by a Unix server is shown by the server's path.
+     */
     static String describe(NetworkChannel channel) {
         try {
             SocketAddress address = channel instanceof SocketChannel socket && socket.isConnected()
-                    ? socket.getRemoteAddress() : channel.getLocalAddress();
+                    ? socket.getRemoteAddress() : null;
+            if (address == null || isUnnamed(address)) {
+                address = channel.getLocalAddress();
+            }
             return String.valueOf(address);
         } catch (IOException e) {
             return "<closed>";
         }
+    }
+
+    private static boolean isUnnamed(SocketAddress address) {
+        return address instanceof UnixDomainSocketAddress unix && unix.getPath().toString().isEmpty();
     }
 
     private static IOException failed(String what, NetworkChannel channel, IOException cause) {

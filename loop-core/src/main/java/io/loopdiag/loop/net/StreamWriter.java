@@ -155,7 +155,10 @@ public final class StreamWriter {
         return reader;
     }
 
-    /** The peer's address as labels show it, like {@code /127.0.0.1:8080}. */
+    /**
+     * The peer's address as labels show it, like {@code /127.0.0.1:8080}; for a Unix domain socket,
+     * the path of the socket file.
+     */
     public String peer() {
         return peer;
     }
