@@ -6,6 +6,7 @@ import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.Future;
 import io.loopdiag.loop.IoWait;
 import java.io.IOException;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 
@@ -14,7 +15,8 @@ import java.nio.charset.StandardCharsets;
  * the loop moves bytes from the socket into a buffer; when the buffer holds more than the limit,
  * the loop stops watching the socket (the peer then feels back-pressure through TCP) until a read
  * takes the buffer back under it. The suspending methods may be called only inside a task of the
- * reader's loop, and by one task at a time.
+ * reader's loop, and by one task at a time. On a TLS connection the callback reads plaintext from
+ * a {@link TlsChannel} instead of the socket, and behaves the same.
  */
 public final class StreamReader {
     /** The default buffer limit, asyncio's: past twice this many bytes, reading pauses. */
@@ -24,6 +26,10 @@ public final class StreamReader {
 
     private final EventLoop loop;
     private final SocketChannel channel;
+    /** Where the bytes come from: the socket itself, or its TLS session. */
+    private final ReadableByteChannel source;
+    /** The TLS session, or null on plain TCP. */
+    private final TlsChannel tls;
     private final String peer;
     private final int limit;
     private final ByteQueue buffer = new ByteQueue();
@@ -34,14 +40,21 @@ public final class StreamReader {
     private Future<Void> waiter;
 
     StreamReader(EventLoop loop, SocketChannel channel, String peer, int limit) {
+        this(loop, channel, null, peer, limit);
+    }
+
+    /** A reader of {@code tls} (null: of the socket itself); the loop watches {@code channel}. */
+    StreamReader(EventLoop loop, SocketChannel channel, TlsChannel tls, String peer, int limit) {
         if (limit <= 0) {
             throw new IllegalArgumentException("limit must be positive: " + limit);
         }
         this.loop = loop;
         this.channel = channel;
+        this.source = tls == null ? channel : tls;
+        this.tls = tls;
         this.peer = peer;
         this.limit = limit;
-        loop.addReader(channel, this::onReadable);
+        watch();
     }
 
     /**
@@ -129,11 +142,21 @@ public final class StreamReader {
 
     // ---- the loop side --------------------------------------------------------------------------
 
-    /** The reader callback: one read from the socket, then wake the waiting task. */
+    /**
+     * The reader callback: one read from the socket, then wake the waiting task. On TLS, reads
+     * again while the session holds bytes it took from the socket (plaintext past what the buffer
+     * took, whole records): the socket will not signal those again.
+     */
     private void onReadable() {
+        if (eof || paused) {
+            return; // a drain scheduled by watch() that came too late
+        }
         int read;
         try {
-            read = buffer.readFrom(channel, MAX_READ_PER_CALLBACK);
+            read = buffer.readFrom(source, MAX_READ_PER_CALLBACK);
+            while (tls != null && read > 0 && tls.hasBufferedInput() && buffer.size() <= 2 * limit) {
+                read = buffer.readFrom(source, MAX_READ_PER_CALLBACK);
+            }
         } catch (IOException e) {
             connectionLost(new IOException("recv from " + peer + " failed: " + e.getMessage(), e));
             return;
@@ -172,6 +195,14 @@ public final class StreamReader {
         }
     }
 
+    /** Watches the socket, and reads at once what a TLS session already holds (the socket will not signal it). */
+    private void watch() {
+        loop.addReader(channel, this::onReadable);
+        if (tls != null && tls.hasBufferedInput()) {
+            loop.callSoon(this::onReadable);
+        }
+    }
+
     // ---- the task side --------------------------------------------------------------------------
 
     private byte[] take(int n) {
@@ -183,7 +214,7 @@ public final class StreamReader {
     private void maybeResume() {
         if (paused && !eof && buffer.size() <= limit) {
             paused = false;
-            loop.addReader(channel, this::onReadable);
+            watch();
         }
     }
 
@@ -198,7 +229,7 @@ public final class StreamReader {
         if (paused) {
             // The caller needs more than the buffer holds: read past the limit (asyncio does the same).
             paused = false;
-            loop.addReader(channel, this::onReadable);
+            watch();
         }
         Future<Void> data = new IoWait("read", peer).future(loop);
         waiter = data;
