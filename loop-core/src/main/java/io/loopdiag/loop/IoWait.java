@@ -2,8 +2,8 @@ package io.loopdiag.loop;
 
 /**
  * What a task waiting for I/O waits on, as dumps show it ({@link Future}'s await subject): the
- * direction ({@code read}, {@code write}, {@code accept}, {@code connect}, {@code drain},
- * {@code close}) and the channel, by its peer's address (or its own, for a server).
+ * direction ({@code read}, {@code write}, {@code accept}, {@code connect}, {@code handshake} (TLS),
+ * {@code drain}, {@code close}) and the channel, by its peer's address (or its own, for a server).
  */
 public record IoWait(String direction, String channel) {
     /** {@code read /127.0.0.1:8080}: how a dump's description says it. */

@@ -99,7 +99,7 @@ public final class Fields {
     public static final String WORKER = "worker";
     /** How many items the queue a task waits on holds. */
     public static final String SIZE = "size";
-    /** A wait for I/O: which way ({@code read}, {@code write}, {@code accept}, {@code connect}, {@code drain}, {@code close}). */
+    /** A wait for I/O: which way ({@code read}, {@code write}, {@code accept}, {@code connect}, {@code handshake}, {@code drain}, {@code close}). */
     public static final String DIRECTION = "direction";
     /** A wait for I/O: the channel, by its peer's address (a server's own). */
     public static final String CHANNEL = "channel";
