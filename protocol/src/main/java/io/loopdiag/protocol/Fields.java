@@ -100,8 +100,8 @@ public final class Fields {
     /** How many items the queue a task waits on holds. */
     public static final String SIZE = "size";
     /**
-     * A wait for I/O: which way ({@code read}, {@code write}, {@code accept}, {@code connect}, {@code drain},
-     * {@code close}; {@code recvfrom}, {@code sendto} for a datagram endpoint).
+     * A wait for I/O: which way ({@code read}, {@code write}, {@code accept}, {@code connect}, {@code handshake},
+     * {@code drain}, {@code close}; {@code recvfrom}, {@code sendto} for a datagram endpoint).
      */
     public static final String DIRECTION = "direction";
     /** A wait for I/O: the channel, by its peer's address (a server's or a datagram endpoint's own; a Unix socket's path). */

@@ -19,12 +19,14 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.Objects;
+import javax.net.ssl.SSLContext;
 
 /**
  * A listening socket whose connections are served by tasks (asyncio's {@code Server}), made by
- * {@link Streams#startServer} (TCP) or {@link Streams#startUnixServer} (a Unix domain socket). A
- * reader callback on the listening socket accepts connections; {@link #close} stops accepting and
- * leaves the connections already served alone. Loop thread or a task of the loop only, except
+ * {@link Streams#startServer} (TCP, plain or TLS) or {@link Streams#startUnixServer} (a Unix domain
+ * socket). A reader callback on the listening socket accepts connections; {@link #close} stops
+ * accepting and leaves the connections already served alone. A TLS server's connection tasks run
+ * the handshake before the handler. Loop thread or a task of the loop only, except
  * {@link #address()}, {@link #port()} and {@link #path()}.
  */
 public final class Server implements AutoCloseable {
@@ -46,19 +48,31 @@ public final class Server implements AutoCloseable {
     private final Path path;
     /** The socket file's identity when bound (null if the file system has none), so that close deletes only that file. */
     private final Object socketFileKey;
+    /** The TLS context connections are served with, or null for plain TCP. */
+    private final SSLContext tls;
+    private final Duration tlsHandshakeTimeout;
     private boolean serving;
 
-    private Server(EventLoop loop, Streams.Handler handler, ServerSocketChannel channel) throws IOException {
+    private Server(EventLoop loop, Streams.Handler handler, ServerSocketChannel channel, SSLContext tls,
+                   Duration tlsHandshakeTimeout) throws IOException {
         this.loop = loop;
         this.handler = handler;
         this.channel = channel;
         this.address = channel.getLocalAddress();
         this.path = address instanceof UnixDomainSocketAddress unix ? unix.getPath() : null;
         this.socketFileKey = path != null ? fileKey(path) : null;
+        this.tls = tls;
+        this.tlsHandshakeTimeout = tlsHandshakeTimeout;
     }
 
     /** Listens on {@code bindTo}: an {@link InetSocketAddress} for TCP, a {@link UnixDomainSocketAddress} for a Unix domain socket. */
     static Server start(EventLoop loop, Streams.Handler handler, SocketAddress bindTo) throws IOException {
+        return start(loop, handler, bindTo, null, null);
+    }
+
+    /** A server whose connections speak TLS with {@code tls}, or plain TCP if it is null. */
+    static Server start(EventLoop loop, Streams.Handler handler, SocketAddress bindTo, SSLContext tls,
+                        Duration tlsHandshakeTimeout) throws IOException {
         boolean unix = bindTo instanceof UnixDomainSocketAddress;
         if (unix) {
             removeStaleSocketFile(((UnixDomainSocketAddress) bindTo).getPath());
@@ -70,7 +84,7 @@ public final class Server implements AutoCloseable {
                 channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             }
             channel.bind(bindTo, BACKLOG);
-            Server server = new Server(loop, handler, channel);
+            Server server = new Server(loop, handler, channel, tls, tlsHandshakeTimeout);
             server.startAccepting();
             return server;
         } catch (IOException | RuntimeException e) {
@@ -206,28 +220,63 @@ public final class Server implements AutoCloseable {
             if (path == null) {
                 accepted.setOption(StandardSocketOptions.TCP_NODELAY, true);
             }
+            if (tls != null) {
+                serveTls(accepted, String.valueOf(accepted.getRemoteAddress()));
+                return;
+            }
             connection = Streams.wrap(loop, accepted, StreamReader.DEFAULT_LIMIT);
         } catch (IOException e) {
             // The peer went away before we could set the socket up: nothing to serve.
             closeQuietly(accepted);
             return;
         }
+        loop.createTask("conn " + connection.writer().peer(), () -> runHandler(connection));
+    }
+
+    /** A connection's task: the handler, its failure reported, then the connection closed. */
+    private Void runHandler(Streams.Connection connection) {
         StreamWriter writer = connection.writer();
-        loop.createTask("conn " + writer.peer(), () -> {
+        try {
+            handler.handle(connection.reader(), writer);
+        } catch (Exception e) {
+            if (e instanceof CancelledException cancelled) {
+                throw cancelled;
+            }
+            // Nobody awaits a connection's task: report its failure as asyncio reports
+            // an exception in client_connected_cb.
+            loop.callExceptionHandler(new ExceptionContext("Unhandled exception in the handler of "
+                    + writer.peer(), e, null, Task.current(), Task.current()));
+        } finally {
+            writer.close();
+        }
+        return null;
+    }
+
+    /**
+     * A TLS connection's task: the handshake, then the handler. A failed handshake closes the
+     * connection; as asyncio, which logs an OSError there only in debug mode, it is logged at
+     * DEBUG, and only an unexpected exception goes to the exception handler.
+     */
+    private void serveTls(SocketChannel accepted, String peer) {
+        loop.createTask("conn " + peer, () -> {
+            TlsChannel session;
             try {
-                handler.handle(connection.reader(), writer);
+                session = TlsChannel.server(accepted, peer, tls, tlsHandshakeTimeout);
             } catch (Exception e) {
+                closeQuietly(accepted);
                 if (e instanceof CancelledException cancelled) {
                     throw cancelled;
                 }
-                // Nobody awaits a connection's task: report its failure as asyncio reports
-                // an exception in client_connected_cb.
-                loop.callExceptionHandler(new ExceptionContext("Unhandled exception in the handler of "
-                        + writer.peer(), e, null, Task.current(), Task.current()));
-            } finally {
-                writer.close();
+                if (e instanceof IOException) {
+                    System.getLogger("io.loopdiag.loop").log(System.Logger.Level.DEBUG,
+                            "TLS handshake with " + peer + " failed; connection closed", e);
+                } else {
+                    loop.callExceptionHandler(new ExceptionContext("TLS handshake with " + peer + " failed",
+                            e, null, Task.current(), Task.current()));
+                }
+                return null;
             }
-            return null;
+            return runHandler(Streams.wrap(loop, accepted, session, peer, StreamReader.DEFAULT_LIMIT));
         });
     }
 

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.channels.Pipe;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.SelectableChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -16,7 +17,8 @@ import java.nio.charset.StandardCharsets;
  * A reader callback on the loop moves bytes from the socket (or pipe) into a buffer; when the buffer holds more than the limit,
  * the loop stops watching the socket (the peer then feels back-pressure through TCP) until a read
  * takes the buffer back under it. The suspending methods may be called only inside a task of the
- * reader's loop, and by one task at a time.
+ * reader's loop, and by one task at a time. On a TLS connection the callback reads plaintext from
+ * a {@link TlsChannel} instead of the socket, and behaves the same.
  */
 public final class StreamReader {
     /** The default buffer limit, asyncio's: past twice this many bytes, reading pauses. */
@@ -26,7 +28,10 @@ public final class StreamReader {
 
     private final EventLoop loop;
     private final SelectableChannel channel;
-    private final ReadableByteChannel source; // the same channel
+    /** Where the bytes come from: the socket itself, or its TLS session. */
+    private final ReadableByteChannel source;
+    /** The TLS session, or null on plain TCP. */
+    private final TlsChannel tls;
     private final String peer;
     private final int limit;
     private final ByteQueue buffer = new ByteQueue();
@@ -36,16 +41,28 @@ public final class StreamReader {
     /** The future a task awaits for more data (or EOF, or a failure), or null if none waits. */
     private Future<Void> waiter;
 
+    /** A reader of {@code channel}: a socket, or a pipe's end. */
     <C extends SelectableChannel & ReadableByteChannel> StreamReader(EventLoop loop, C channel, String peer, int limit) {
+        this(loop, channel, channel, null, peer, limit);
+    }
+
+    /** A reader of {@code tls}; the loop watches {@code channel}, its socket. */
+    StreamReader(EventLoop loop, SocketChannel channel, TlsChannel tls, String peer, int limit) {
+        this(loop, channel, tls, tls, peer, limit);
+    }
+
+    private StreamReader(EventLoop loop, SelectableChannel channel, ReadableByteChannel source, TlsChannel tls, String peer,
+                         int limit) {
         if (limit <= 0) {
             throw new IllegalArgumentException("limit must be positive: " + limit);
         }
         this.loop = loop;
         this.channel = channel;
-        this.source = channel;
+        this.source = source;
+        this.tls = tls;
         this.peer = peer;
         this.limit = limit;
-        loop.addReader(channel, this::onReadable);
+        watch();
     }
 
     /**
@@ -133,11 +150,21 @@ public final class StreamReader {
 
     // ---- the loop side --------------------------------------------------------------------------
 
-    /** The reader callback: one read from the socket, then wake the waiting task. */
+    /**
+     * The reader callback: one read from the socket, then wake the waiting task. On TLS, reads
+     * again while the session holds bytes it took from the socket (plaintext past what the buffer
+     * took, whole records): the socket will not signal those again.
+     */
     private void onReadable() {
+        if (eof || paused) {
+            return; // a drain scheduled by watch() that came too late
+        }
         int read;
         try {
             read = buffer.readFrom(source, MAX_READ_PER_CALLBACK);
+            while (tls != null && read > 0 && tls.hasBufferedInput() && buffer.size() <= 2 * limit) {
+                read = buffer.readFrom(source, MAX_READ_PER_CALLBACK);
+            }
         } catch (IOException e) {
             connectionLost(new IOException("recv from " + peer + " failed: " + e.getMessage(), e));
             return;
@@ -183,6 +210,14 @@ public final class StreamReader {
         }
     }
 
+    /** Watches the socket, and reads at once what a TLS session already holds (the socket will not signal it). */
+    private void watch() {
+        loop.addReader(channel, this::onReadable);
+        if (tls != null && tls.hasBufferedInput()) {
+            loop.callSoon(this::onReadable);
+        }
+    }
+
     // ---- the task side --------------------------------------------------------------------------
 
     private byte[] take(int n) {
@@ -194,7 +229,7 @@ public final class StreamReader {
     private void maybeResume() {
         if (paused && !eof && buffer.size() <= limit) {
             paused = false;
-            loop.addReader(channel, this::onReadable);
+            watch();
         }
     }
 
@@ -209,7 +244,7 @@ public final class StreamReader {
         if (paused) {
             // The caller needs more than the buffer holds: read past the limit (asyncio does the same).
             paused = false;
-            loop.addReader(channel, this::onReadable);
+            watch();
         }
         Future<Void> data = new IoWait("read", peer).future(loop);
         waiter = data;

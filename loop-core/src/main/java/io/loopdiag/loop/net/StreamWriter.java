@@ -11,6 +11,7 @@ import java.nio.channels.NetworkChannel;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.WritableByteChannel;
+import javax.net.ssl.SSLSession;
 
 /**
  * The writing half of a stream connection, or a subprocess's input (asyncio's {@code StreamWriter}
@@ -19,6 +20,10 @@ import java.nio.channels.WritableByteChannel;
  * which a writer callback on the loop sends as the socket drains. {@link #drain} is the
  * back-pressure point: it suspends while the buffer is above the high-water mark, until the
  * callback has taken it down to the low-water mark. Loop thread or a task of the loop only.
+ *
+ * <p>On a TLS connection the buffer holds plaintext and a {@link TlsChannel} wraps it as the
+ * socket takes it; the writer callback stays until the last ciphertext is out, and {@link #close}
+ * sends close_notify before closing the socket.
  */
 public final class StreamWriter {
     /** Above this many buffered bytes, {@link #drain} suspends (asyncio's default high-water mark). */
@@ -33,7 +38,10 @@ public final class StreamWriter {
 
     private final EventLoop loop;
     private final SelectableChannel channel;
-    private final WritableByteChannel sink; // the same channel
+    /** Where the bytes go: the socket itself, or its TLS session. */
+    private final WritableByteChannel sink;
+    /** The TLS session, or null on plain TCP. */
+    private final TlsChannel tls;
     private final String peer;
     private final StreamReader reader; // null for a pipe
     private final ByteQueue buffer = new ByteQueue();
@@ -45,13 +53,28 @@ public final class StreamWriter {
     private IOException failure;
     private Future<Void> drainWaiter;
 
+    /** A writer to {@code channel}: a socket, or a pipe's end ({@code reader} null). */
     <C extends SelectableChannel & WritableByteChannel> StreamWriter(EventLoop loop, C channel, String peer, StreamReader reader) {
+        this(loop, channel, channel, null, peer, reader);
+    }
+
+    /** A writer to {@code tls}; the loop watches {@code channel}, its socket. */
+    StreamWriter(EventLoop loop, SocketChannel channel, TlsChannel tls, String peer, StreamReader reader) {
+        this(loop, channel, tls, tls, peer, reader);
+    }
+
+    private StreamWriter(EventLoop loop, SelectableChannel channel, WritableByteChannel sink, TlsChannel tls, String peer,
+                         StreamReader reader) {
         this.loop = loop;
         this.channel = channel;
-        this.sink = channel;
+        this.sink = sink;
+        this.tls = tls;
         this.peer = peer;
         this.reader = reader;
         this.closed = new IoWait("close", peer).future(loop);
+        if (tls != null) {
+            tls.onPendingOutput(this::startWriting);
+        }
     }
 
     /** Queues {@code bytes} for sending: whatever the socket takes now is written at once. */
@@ -72,9 +95,8 @@ public final class StreamWriter {
         buffer.append(bytes, offset, length);
         if (!writing) {
             flush();
-            if (!buffer.isEmpty() && failure == null) {
-                writing = true;
-                loop.addWriter(channel, this::onWritable);
+            if (!isAllSent() && failure == null) {
+                startWriting();
             }
         }
         if (buffer.size() > HIGH_WATER_BYTES) {
@@ -108,8 +130,14 @@ public final class StreamWriter {
         }
     }
 
-    /** Shuts down the sending side once the buffered bytes are sent; the peer reads EOF. A pipe is closed. */
+    /**
+     * Shuts down the sending side once the buffered bytes are sent; the peer reads EOF. Not on a
+     * TLS connection ({@link #canWriteEof}), as in asyncio: throws UnsupportedOperationException.
+     */
     public void writeEof() throws IOException {
+        if (tls != null) {
+            throw new UnsupportedOperationException("TLS connections have no half-close: " + peer);
+        }
         if (state != OPEN || eofPending) {
             return;
         }
@@ -119,9 +147,15 @@ public final class StreamWriter {
         }
     }
 
+    /** False on a TLS connection, where {@link #writeEof} is not supported (asyncio's {@code can_write_eof}). */
+    public boolean canWriteEof() {
+        return tls == null;
+    }
+
     /**
-     * Closes the connection once the buffered bytes are sent (at once if none are). The reader
-     * sees EOF; {@link #waitClosed} returns when the socket is closed. Idempotent.
+     * Closes the connection once the buffered bytes are sent (at once if none are); on TLS, sends
+     * close_notify first, without waiting for the peer's. The reader sees EOF; {@link #waitClosed}
+     * returns when the socket is closed. Idempotent.
      */
     public void close() {
         if (state != OPEN) {
@@ -131,8 +165,10 @@ public final class StreamWriter {
         if (reader != null) {
             reader.connectionLost(null);
         }
-        if (buffer.isEmpty() || failure != null) {
+        if (failure != null) {
             closeChannel();
+        } else if (buffer.isEmpty()) {
+            closeWhenSent();
         }
     }
 
@@ -163,6 +199,14 @@ public final class StreamWriter {
         return peer;
     }
 
+    /**
+     * The TLS session negotiated with the peer (asyncio's {@code get_extra_info("ssl_object")}),
+     * or null on a plain TCP connection.
+     */
+    public SSLSession sslSession() {
+        return tls == null ? null : tls.session();
+    }
+
     /** The local address of the connection (asyncio's {@code get_extra_info("sockname")}); null for a pipe. */
     public SocketAddress localAddress() throws IOException {
         return channel instanceof NetworkChannel socket ? socket.getLocalAddress() : null;
@@ -173,27 +217,63 @@ public final class StreamWriter {
     /** The writer callback: send more of the buffer, and act once it is empty or below low water. */
     private void onWritable() {
         flush();
-        if (failure != null) {
+        if (failure != null || !isAllSent()) {
             return;
         }
-        if (buffer.isEmpty()) {
-            writing = false;
-            loop.removeWriter(channel);
-            if (state == CLOSING) {
-                closeChannel();
-                return;
-            }
-            if (eofPending) {
-                shutdownOutputQuietly();
-            }
+        writing = false;
+        loop.removeWriter(channel);
+        if (state == CLOSING) {
+            closeWhenSent();
+            return;
+        }
+        if (eofPending) {
+            shutdownOutputQuietly();
         }
     }
 
-    /** Writes as much of the buffer as the socket takes now; on failure, breaks the connection. */
+    private void startWriting() {
+        if (!writing && state != CLOSED) {
+            writing = true;
+            loop.addWriter(channel, this::onWritable);
+        }
+    }
+
+    /** Nothing left for the socket: the buffer is empty and, on TLS, so is the ciphertext. */
+    private boolean isAllSent() {
+        return buffer.isEmpty() && (tls == null || !tls.hasPendingOutput());
+    }
+
+    /**
+     * Closing with the buffer sent: on TLS, queues close_notify and keeps writing until it is out
+     * (a failure to send it just closes); then closes the socket.
+     */
+    private void closeWhenSent() {
+        if (tls != null && failure == null) {
+            try {
+                tls.closeOutbound();
+            } catch (IOException e) {
+                closeChannel();
+                return;
+            }
+            if (tls.hasPendingOutput()) {
+                startWriting();
+                return;
+            }
+        }
+        closeChannel();
+    }
+
+    /**
+     * Writes as much of the buffer as the socket takes now, and on TLS the ciphertext that is
+     * left; on failure, breaks the connection.
+     */
     private void flush() {
         try {
             while (!buffer.isEmpty() && buffer.writeTo(sink) > 0) {
                 // the socket took some: offer it the rest
+            }
+            if (tls != null && buffer.isEmpty()) {
+                tls.flushOutput();
             }
         } catch (IOException e) {
             fail(new IOException("send to " + peer + " failed: " + e.getMessage(), e));
