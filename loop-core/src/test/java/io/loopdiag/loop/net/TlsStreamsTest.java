@@ -16,6 +16,7 @@ import io.loopdiag.loop.Async;
 import io.loopdiag.loop.Coroutine;
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.ExceptionContext;
+import io.loopdiag.loop.LoopClock;
 import io.loopdiag.loop.LoopSnapshot;
 import io.loopdiag.loop.Task;
 import java.io.BufferedReader;
@@ -470,11 +471,15 @@ class TlsStreamsTest {
     @Test
     void aServerClosesAConnectionWhoseHandshakeTimesOutAndReportsNothing() throws Exception {
         TestCertificates.Identity identity = TestCertificates.localhost();
-        Server server = Streams.startServer(loop, (reader, writer) -> {
+        // Virtual time: once the loop has nothing to do but wait, the handshake's minute is up.
+        EventLoop virtual = new EventLoop("virtual", LoopClock.virtual());
+        virtual.setExceptionHandler((l, context) -> reported.add(context));
+        Server server = Streams.startServer(virtual, (reader, writer) -> {
             throw new AssertionError("the handler runs only after a handshake");
-        }, "127.0.0.1", 0, identity.server(), Duration.ofMillis(200));
+        }, "127.0.0.1", 0, identity.server(), Streams.TLS_HANDSHAKE_TIMEOUT);
         resources.add(server);
-        int read = loop.runUntilComplete(Coroutine.of("silent client", () -> {
+        resources.add(virtual); // closed after the server
+        int read = virtual.runUntilComplete(Coroutine.of("silent client", () -> {
             try (SocketChannel channel = SocketChannel.open()) {
                 channel.configureBlocking(false);
                 Sockets.connect(channel, new InetSocketAddress("127.0.0.1", server.port()));
