@@ -47,13 +47,24 @@ public final class Streams {
      */
     public static Connection openConnection(String host, int port) throws Exception {
         EventLoop loop = Async.loop();
+        SocketChannel channel = connectTcp(host, port);
+        try {
+            return wrap(loop, channel, StreamReader.DEFAULT_LIMIT);
+        } catch (Throwable t) {
+            channel.close();
+            throw t;
+        }
+    }
+
+    /** A non-blocking socket connected to {@code host:port}, with {@code TCP_NODELAY}; inside a task. */
+    private static SocketChannel connectTcp(String host, int port) throws Exception {
         InetSocketAddress address = new InetSocketAddress(host, port);
         SocketChannel channel = SocketChannel.open();
         try {
             channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             Sockets.connect(channel, address);
-            return wrap(loop, channel, StreamReader.DEFAULT_LIMIT);
+            return channel;
         } catch (Throwable t) {
             channel.close();
             throw t;
@@ -129,12 +140,8 @@ public final class Streams {
         Objects.requireNonNull(tls, "tls");
         TlsChannel.checkHandshakeTimeout(handshakeTimeout);
         EventLoop loop = Async.loop();
-        InetSocketAddress address = new InetSocketAddress(host, port);
-        SocketChannel channel = SocketChannel.open();
+        SocketChannel channel = connectTcp(host, port);
         try {
-            channel.configureBlocking(false);
-            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            Sockets.connect(channel, address);
             String peer = String.valueOf(channel.getRemoteAddress());
             TlsChannel session = TlsChannel.client(channel, peer, tls, host, port, handshakeTimeout);
             return wrap(loop, channel, session, peer, StreamReader.DEFAULT_LIMIT);
