@@ -127,8 +127,10 @@ class SubprocessTest {
             assertEquals(137, cat.waitFor(), "SIGKILL");
             return cat.pid();
         });
-        while (Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().contains("pid " + pid + " "))) {
-            Thread.sleep(10); // the pumps end once their ends close; the test's timeout bounds this
+        for (Thread pump : Thread.getAllStackTraces().keySet()) {
+            if (pump.getName().contains("pid " + pid + " ")) {
+                pump.join(); // the pumps end once their ends close; a pump that did not fails the test's timeout
+            }
         }
     }
 
