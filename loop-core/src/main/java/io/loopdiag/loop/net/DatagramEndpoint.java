@@ -36,10 +36,6 @@ import java.util.ArrayDeque;
  * thrown at once.
  */
 public final class DatagramEndpoint implements AutoCloseable {
-    /** Above this many buffered bytes, {@link #drain} suspends (asyncio's default high-water mark). */
-    public static final int HIGH_WATER_BYTES = 64 * 1024;
-    /** ...until the buffer is back at or below this many (asyncio's default: a quarter of high water). */
-    public static final int LOW_WATER_BYTES = HIGH_WATER_BYTES / 4;
     /** Room for the largest UDP payload: 65,507 bytes over IPv4, 65,527 over IPv6 without jumbograms. */
     private static final int MAX_DATAGRAM_BYTES = 65_536;
     /**
@@ -82,9 +78,8 @@ public final class DatagramEndpoint implements AutoCloseable {
     private long droppedCount;
     private int state = OPEN;
     private boolean writing; // true while the writer callback is registered
-    private boolean paused; // above high water and not yet back at low water
+    private final Backpressure backpressure;
     private Future<Void> receiveWaiter;
-    private Future<Void> drainWaiter;
     /**
      * The socket's own send; a test in this package stands in a socket whose buffer is full, which
      * a loopback socket never is (the kernel hands a loopback datagram on, or drops it, at once).
@@ -99,6 +94,7 @@ public final class DatagramEndpoint implements AutoCloseable {
         this.remoteAddress = channel.getRemoteAddress();
         this.label = String.valueOf(localAddress);
         this.queueLimit = queueLimit;
+        this.backpressure = new Backpressure(loop, "sendto", label);
         loop.addReader(channel, this::onReadable);
     }
 
@@ -179,30 +175,17 @@ public final class DatagramEndpoint implements AutoCloseable {
             writing = true;
             loop.addWriter(channel, this::onWritable);
         }
-        if (bufferedBytes > HIGH_WATER_BYTES) {
-            paused = true;
-        }
+        backpressure.grew(bufferedBytes);
     }
 
     /**
      * Suspends while the send buffer is above the high-water mark, until the writer callback has
-     * taken it down to the low-water mark; returns at once otherwise. Inside a task, one at a time.
+     * taken it down to the low-water mark (those of {@link StreamWriter#HIGH_WATER_BYTES streams});
+     * returns at once otherwise. Inside a task, one at a time.
      */
     public void drain() throws Exception {
         loop.checkThread();
-        if (!paused) {
-            return;
-        }
-        if (drainWaiter != null) {
-            throw new IllegalStateException("drain() called while another task is already draining " + label);
-        }
-        Future<Void> drained = new IoWait("sendto", label).future(loop);
-        drainWaiter = drained;
-        try {
-            await(drained);
-        } finally {
-            drainWaiter = null;
-        }
+        backpressure.drain();
     }
 
     /**
@@ -321,10 +304,7 @@ public final class DatagramEndpoint implements AutoCloseable {
             sendBuffer.poll();
             bufferedBytes -= next.data.length;
         }
-        if (paused && bufferedBytes <= LOW_WATER_BYTES) {
-            paused = false;
-            wake(drainWaiter);
-        }
+        backpressure.shrank(bufferedBytes);
     }
 
     private void closeChannel() {

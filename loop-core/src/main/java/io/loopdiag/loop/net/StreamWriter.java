@@ -49,9 +49,8 @@ public final class StreamWriter {
     private int state = OPEN;
     private boolean writing; // true while the writer callback is registered
     private boolean eofPending; // writeEof() called while bytes were still buffered
-    private boolean paused; // above high water and not yet back at low water
+    private final Backpressure backpressure;
     private IOException failure;
-    private Future<Void> drainWaiter;
 
     /** A writer to {@code channel}: a socket, or a pipe's end ({@code reader} null). */
     <C extends SelectableChannel & WritableByteChannel> StreamWriter(EventLoop loop, C channel, String peer, StreamReader reader) {
@@ -72,6 +71,7 @@ public final class StreamWriter {
         this.peer = peer;
         this.reader = reader;
         this.closed = new IoWait("close", peer).future(loop);
+        this.backpressure = new Backpressure(loop, "drain", peer);
         if (tls != null) {
             tls.onPendingOutput(this::startWriting);
         }
@@ -99,9 +99,7 @@ public final class StreamWriter {
                 startWriting();
             }
         }
-        if (buffer.size() > HIGH_WATER_BYTES) {
-            paused = true;
-        }
+        backpressure.grew(buffer.size());
     }
 
     /**
@@ -112,19 +110,7 @@ public final class StreamWriter {
         if (failure != null) {
             throw failure;
         }
-        if (!paused) {
-            return;
-        }
-        if (drainWaiter != null) {
-            throw new IllegalStateException("drain() called while another task is already draining " + peer);
-        }
-        Future<Void> drained = new IoWait("drain", peer).future(loop);
-        drainWaiter = drained;
-        try {
-            await(drained);
-        } finally {
-            drainWaiter = null;
-        }
+        backpressure.drain();
         if (failure != null) {
             throw failure;
         }
@@ -279,21 +265,12 @@ public final class StreamWriter {
             fail(new IOException("send to " + peer + " failed: " + e.getMessage(), e));
             return;
         }
-        if (paused && buffer.size() <= LOW_WATER_BYTES) {
-            paused = false;
-            Future<Void> waiting = drainWaiter;
-            if (waiting != null && !waiting.isDone()) {
-                waiting.setResult(null);
-            }
-        }
+        backpressure.shrank(buffer.size());
     }
 
     private void fail(IOException cause) {
         failure = cause;
-        Future<Void> waiting = drainWaiter;
-        if (waiting != null && !waiting.isDone()) {
-            waiting.setException(cause);
-        }
+        backpressure.release(cause);
         if (reader != null) {
             reader.connectionLost(cause);
         }
@@ -334,13 +311,7 @@ public final class StreamWriter {
         if (reader != null) {
             reader.connectionLost(null);
         }
-        if (paused) {
-            paused = false; // nothing is left to send: a waiting drain returns (or throws the failure)
-            Future<Void> waiting = drainWaiter;
-            if (waiting != null && !waiting.isDone()) {
-                waiting.setResult(null);
-            }
-        }
+        backpressure.release(null); // nothing is left to send: a waiting drain returns (then throws any failure)
         try {
             channel.close();
         } catch (IOException ignored) {

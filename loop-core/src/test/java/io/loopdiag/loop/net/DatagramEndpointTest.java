@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -70,6 +71,21 @@ class DatagramEndpointTest {
             assertTrue(++yields < MAX_YIELDS, "datagrams never arrived: " + endpoint);
             sleep(Duration.ZERO);
         }
+    }
+
+    /**
+     * Makes {@code sender}'s socket stand for one whose send buffer is full, which loopback never
+     * has: a datagram stays in the endpoint's buffer until the returned flag is cleared.
+     */
+    private static AtomicBoolean fillSendBuffer(DatagramEndpoint sender) {
+        AtomicBoolean full = new AtomicBoolean(true);
+        DatagramEndpoint.SendCall real = sender.sendCall;
+        sender.sendCall = (channel, datagram, target) -> {
+            if (!full.get()) {
+                real.send(channel, datagram, target);
+            }
+        };
+        return full;
     }
 
     /** A UDP port on loopback that nothing is bound to (it was, a moment ago). */
@@ -217,14 +233,7 @@ class DatagramEndpointTest {
     void sendsWaitInTheBufferWhileTheSocketIsFullThenGoOutInOrderAndDrainReturns() throws Exception {
         DatagramEndpoint receiver = open(ANY_LOOPBACK_PORT, null);
         DatagramEndpoint sender = open(ANY_LOOPBACK_PORT, null);
-        boolean[] socketFull = {true};
-        // Stands for a socket whose send buffer is full, which loopback never has: the datagram stays.
-        DatagramEndpoint.SendCall real = sender.sendCall;
-        sender.sendCall = (channel, datagram, target) -> {
-            if (!socketFull[0]) {
-                real.send(channel, datagram, target);
-            }
-        };
+        AtomicBoolean socketFull = fillSendBuffer(sender);
         int size = 25_000; // three of them are above the high-water mark, and fit the receiver's socket buffer
         List<byte[]> sent = List.of(filled(size, 'a'), filled(size, 'b'), filled(size, 'c'), filled(10, 'd'));
         List<Datagram> received = loop.runUntilComplete(Coroutine.of("main", () -> {
@@ -244,7 +253,7 @@ class DatagramEndpointTest {
             }
             assertFalse(draining.isDone(), "drain returned while nothing could be sent");
             assertEquals("sendto " + sender.localAddress(), draining.awaiting().awaitLabel());
-            socketFull[0] = false;
+            socketFull.set(false);
             // The socket would take this one now, but it must not overtake the three buffered before it.
             sender.send(sent.get(3), receiver.localAddress());
             assertEquals(3 * size + 10, sender.bufferedBytes());
@@ -265,19 +274,13 @@ class DatagramEndpointTest {
     void closeSendsTheBufferedDatagramsBeforeClosingTheSocket() throws Exception {
         DatagramEndpoint receiver = open(ANY_LOOPBACK_PORT, null);
         DatagramEndpoint sender = open(ANY_LOOPBACK_PORT, null);
-        boolean[] socketFull = {true};
-        DatagramEndpoint.SendCall real = sender.sendCall;
-        sender.sendCall = (channel, datagram, target) -> {
-            if (!socketFull[0]) {
-                real.send(channel, datagram, target);
-            }
-        };
+        AtomicBoolean socketFull = fillSendBuffer(sender);
         String last = loop.runUntilComplete(Coroutine.of("main", () -> {
             sender.send("last words".getBytes(UTF_8), receiver.localAddress());
             sender.close();
             assertTrue(sender.isClosing());
             assertThrows(IOException.class, () -> sender.send(new byte[1], receiver.localAddress()));
-            socketFull[0] = false;
+            socketFull.set(false);
             return text(receiver.receive());
         }));
         assertEquals("last words", last);

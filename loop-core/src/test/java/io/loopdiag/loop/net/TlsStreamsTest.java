@@ -89,15 +89,6 @@ class TlsStreamsTest {
         return server;
     }
 
-    /** A handler that echoes lines until EOF. */
-    private static void echoLines(StreamReader reader, StreamWriter writer) throws Exception {
-        byte[] line;
-        while ((line = reader.readLine()).length > 0) {
-            writer.write(line);
-            writer.drain();
-        }
-    }
-
     private static byte[] randomBytes(int n, long seed) {
         byte[] bytes = new byte[n];
         new Random(seed).nextBytes(bytes);
@@ -179,7 +170,7 @@ class TlsStreamsTest {
     @Test
     void aServerAnswersAJdkClient() throws Exception {
         TestCertificates.Identity identity = TestCertificates.localhost();
-        Server server = serve(identity.server(), TlsStreamsTest::echoLines);
+        Server server = serve(identity.server(), EchoLines::handle);
         List<String> answers = loop.runUntilComplete(Coroutine.of("client", () -> Async.toThread(() -> {
             try (SSLSocket socket = (SSLSocket) identity.client().getSocketFactory().createSocket("127.0.0.1", server.port())) {
                 BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), UTF_8));
@@ -313,7 +304,7 @@ class TlsStreamsTest {
         CompletableFuture<String> serverSaw = new CompletableFuture<>();
         Server server = serve(identity.server(), (reader, writer) -> {
             serverSaw.complete(writer.sslSession().getProtocol());
-            echoLines(reader, writer);
+            EchoLines.handle(reader, writer);
         });
         loop.runUntilComplete(Coroutine.of("client", () -> {
             Streams.Connection connection = Streams.openConnection("127.0.0.1", server.port(), identity.client());
@@ -334,7 +325,7 @@ class TlsStreamsTest {
 
     @Test
     void aPlainConnectionHasNoSslSessionAndCanWriteEof() throws Exception {
-        Server server = Streams.startServer(loop, TlsStreamsTest::echoLines, "127.0.0.1", 0);
+        Server server = Streams.startServer(loop, EchoLines::handle, "127.0.0.1", 0);
         resources.add(server);
         loop.runUntilComplete(Coroutine.of("client", () -> {
             Streams.Connection connection = Streams.openConnection("127.0.0.1", server.port());
@@ -380,7 +371,7 @@ class TlsStreamsTest {
     @Test
     void anUntrustedCertificateFailsTheClientNamingThePeerAndTheServerServesTheNext() throws Exception {
         TestCertificates.Identity identity = TestCertificates.localhost();
-        Server server = serve(identity.server(), TlsStreamsTest::echoLines);
+        Server server = serve(identity.server(), EchoLines::handle);
         SSLHandshakeException failed = assertThrows(SSLHandshakeException.class,
                 () -> loop.runUntilComplete(Coroutine.of("untrusting", () -> Streams.openConnection("127.0.0.1",
                         server.port(), TestCertificates.elsewhere().client()))));
@@ -408,7 +399,7 @@ class TlsStreamsTest {
     @Test
     void aCertificateForAnotherHostFailsHostNameVerification() throws Exception {
         TestCertificates.Identity elsewhere = TestCertificates.elsewhere();
-        Server server = serve(elsewhere.server(), TlsStreamsTest::echoLines);
+        Server server = serve(elsewhere.server(), EchoLines::handle);
         SSLHandshakeException failed = assertThrows(SSLHandshakeException.class,
                 () -> loop.runUntilComplete(Coroutine.of("client",
                         () -> Streams.openConnection("127.0.0.1", server.port(), elsewhere.client()))));

@@ -50,15 +50,6 @@ class UnixStreamsTest {
         return server;
     }
 
-    /** Echoes each line back until the client's EOF. */
-    private static void echoLines(StreamReader reader, StreamWriter writer) throws Exception {
-        byte[] line;
-        while ((line = reader.readLine()).length > 0) {
-            writer.write(line);
-            writer.drain();
-        }
-    }
-
     private static boolean isSocketFile(Path path) throws IOException {
         return Files.exists(path) && Files.readAttributes(path, BasicFileAttributes.class).isOther();
     }
@@ -66,7 +57,7 @@ class UnixStreamsTest {
     @Test
     void aUnixConnectionCarriesLinesBothWays() throws Exception {
         Path socket = dir.resolve("echo.sock");
-        serve(socket, UnixStreamsTest::echoLines);
+        serve(socket, EchoLines::handle);
         List<String> echoed = loop.runUntilComplete(Coroutine.of("client", () -> {
             Streams.Connection connection = Streams.openUnixConnection(socket);
             List<String> lines = new ArrayList<>();
@@ -143,7 +134,7 @@ class UnixStreamsTest {
             crashed.bind(UnixDomainSocketAddress.of(stale)); // closing it leaves the file, like a crash
         }
         assertTrue(isSocketFile(stale));
-        serve(stale, UnixStreamsTest::echoLines);
+        serve(stale, EchoLines::handle);
         String echoed = loop.runUntilComplete(Coroutine.of("client", () -> {
             Streams.Connection connection = Streams.openUnixConnection(stale);
             connection.writer().write("hi\n".getBytes(UTF_8));
