@@ -54,6 +54,9 @@ final class Installation {
         foreignLoops.weaver(weaver);
         AwtLoops.open(instrumentation);
         ForeignLoops.adoptRunning();
+        if (loopClass != null && blocking) {
+            LoopHooks.adoptRunningLoops();
+        }
         checkHooks(weaver, hooks);
         if (blocking) {
             probeBlockingCheck(calls);
@@ -114,7 +117,7 @@ final class Installation {
     private BlockingCalls blockingCheck(Findings findings, Class<?> loopClass, ForeignLoops foreignLoops) throws ClassNotFoundException {
         BlockingCalls calls = new BlockingCalls(findings, options, foreignLoops, loopClass != null);
         Class<?> batonBlocker = loopClass == null ? null : Class.forName(LoopCoreHooks.BATON_BLOCKER, false, loopClass.getClassLoader());
-        BlockingCheck.install(calls, batonBlocker);
+        BlockingCheck.install(calls, batonBlocker, loopClass == null ? null : LoopHooks.currentLoop());
         return calls;
     }
 

@@ -21,7 +21,7 @@ import net.bytebuddy.matcher.ElementMatcher;
  * The hooks woven into loop-core (at its {@link LoopCoreHooks hook points}), and the public
  * entry points their advice calls (advice is inlined into loop-core's classes, so what it calls
  * must be public). Loop-core pays nothing without the agent; with it, the cost is where the
- * comments say. Which thread runs a loop or a task is marked for {@link BlockingCheck};
+ * comments say. Which loops run is told to {@link BlockingCheck};
  * coroutines, task creations and failed futures are passed to the detectors.
  */
 public final class LoopHooks {
@@ -29,6 +29,20 @@ public final class LoopHooks {
     private static volatile LostExceptions lostExceptions;
 
     private LoopHooks() {
+    }
+
+    /** How the blocking check finds the loop whose baton a thread holds: loop-core's own answer. */
+    static java.util.function.Supplier<Object> currentLoop() {
+        return EventLoop::current;
+    }
+
+    /** Loops that were running when the agent started (it was attached): their runs began before the hooks. */
+    static void adoptRunningLoops() {
+        for (EventLoop loop : EventLoop.allLoops()) {
+            if (loop.isRunning()) {
+                BlockingCheck.loopCoreRunning(loop);
+            }
+        }
     }
 
     static void start(NeverAwaited coroutines, LostExceptions failures) {
@@ -40,8 +54,7 @@ public final class LoopHooks {
     static List<Hook> hooks(boolean blocking) {
         List<Hook> hooks = new java.util.ArrayList<>();
         if (blocking) {
-            hooks.add(hook(LoopCoreHooks.RUN_ITERATIONS, MarksLoopThread.class, "blocking calls on loop threads are not detected"));
-            hooks.add(hook(LoopCoreHooks.RUN_COROUTINE, MarksLoopThread.class, "blocking calls in tasks are not detected"));
+            hooks.add(hook(LoopCoreHooks.RUN_ITERATIONS, LoopRuns.class, "blocking calls on loop threads and in tasks are not detected"));
             hooks.add(hook(LoopCoreHooks.WAIT_FOR_IO, LoopWaits.class,
                     "the loop's own wait for I/O may be reported as a blocking call"));
         }
@@ -109,6 +122,7 @@ public final class LoopHooks {
     }
 
     public static void loopClosed(EventLoop loop) {
+        BlockingCheck.loopCoreStopped(loop); // a loop adopted while it ran has no hook at the end of that run
         NeverAwaited coroutines = neverAwaited;
         LostExceptions failures = lostExceptions;
         if (coroutines != null) {
@@ -129,16 +143,16 @@ public final class LoopHooks {
 
     // ---- advice ---------------------------------------------------------------------------------
 
-    /** Around the loop's iterations and a task's coroutine: once per run or per task, not per callback. */
-    static final class MarksLoopThread {
+    /** Around the loop's iterations: once per run, not per callback or per task. */
+    static final class LoopRuns {
         @Advice.OnMethodEnter
-        static void enter() {
-            BlockingCheck.markLoopThread();
+        static void enter(@Advice.This Object loop) {
+            BlockingCheck.loopCoreStarted(loop);
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
-        static void exit() {
-            BlockingCheck.unmarkLoopThread();
+        static void exit(@Advice.This Object loop) {
+            BlockingCheck.loopCoreStopped(loop);
         }
     }
 

@@ -194,10 +194,11 @@ class FindingsIT {
         Path recording = dir.resolve("run.jfr");
         AgentRun run = AgentRun.run("log=off", "blocking-sleep", "-XX:StartFlightRecording=filename=" + recording);
         assertEquals(0, run.exitCode(), run.stderr());
-        List<RecordedEvent> events = AgentRun.detectionEvents(recording);
+        // The task's step sleeps 40 ms and more: on a busy machine it may also pass the 100 ms limit of a slow step.
+        List<RecordedEvent> events = AgentRun.detectionEvents(recording).stream()
+                .filter(event -> event.getString("kind").equals("blocking-call")).toList();
         assertEquals(5, events.size(), events.toString());
         for (RecordedEvent event : events) {
-            assertEquals("blocking-call", event.getString("kind"));
             assertTrue(event.getDuration().toMillis() >= 10, "the sleep's 10 ms at least: " + event);
             List<String> frames = event.getStackTrace().getFrames().stream()
                     .map(frame -> frame.getMethod().getType().getName() + "." + frame.getMethod().getName()).toList();

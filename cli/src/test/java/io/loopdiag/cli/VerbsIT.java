@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.loopdiag.cli.support.Jvms;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -178,6 +181,24 @@ class VerbsIT {
         Jvms.Run again = cli("attach", pid);
         assertEquals(0, again.exitCode());
         assertTrue(again.out().contains("already runs the loopdiag agent"), again.out());
+    }
+
+    @Test
+    void attachedToALoopAlreadyRunningTheAgentFindsABlockingCallInItsNextTask() throws Exception {
+        Jvms.Scenario target = jvms.start(null, "blocking-on-cue"); // says ready from inside the running loop
+        Jvms.Run attach = cli("attach", target.pidText(), "--options", "log=off");
+        assertEquals(0, attach.exitCode(), attach.err());
+
+        Writer cues = new OutputStreamWriter(target.process().getOutputStream(), StandardCharsets.UTF_8);
+        cues.write("7\n");
+        cues.flush();
+        assertEquals("blocked 7", target.out().readLine());
+        JsonNode findings = new ObjectMapper().readTree(Jvms.ask(target.pid(), "info")).path("findings").path("detections");
+        assertEquals(1, findings.size(), findings.toString());
+        assertEquals("blocking-call", findings.get(0).path("kind").asText(), findings.toString());
+        assertTrue(findings.get(0).path("message").asText().startsWith("java.lang.Thread.sleep in task 'cue' (#"), findings.toString());
+        assertTrue(findings.get(0).path("message").asText().contains(", called at io.loopdiag.apps.BlockingOnCue.blockAtDepth(BlockingOnCue.java:"),
+                findings.toString());
     }
 
     @Test

@@ -74,10 +74,21 @@ final class Baton {
 
     /** The task whose thread is the calling thread and holds its loop's baton, or null (a loop's thread, or no loop's). */
     static Task<?> currentTask() {
+        Baton held = held();
+        return held == null ? null : held.task;
+    }
+
+    /** The loop whose baton the calling thread holds (its own thread's or a task's), or null. */
+    static EventLoop currentLoop() {
+        Baton held = held();
+        return held == null ? null : held.loop;
+    }
+
+    private static Baton held() {
         Thread me = Thread.currentThread();
         for (Baton baton : RUNNING.get()) {
             if (baton.holder == me) {
-                return baton.task;
+                return baton;
             }
         }
         return null;

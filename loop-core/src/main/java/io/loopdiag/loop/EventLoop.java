@@ -74,7 +74,6 @@ public final class EventLoop implements AutoCloseable {
     private static final long FOREVER = -1;
 
     private static final AtomicLong LOOP_IDS = new AtomicLong();
-    static final ThreadLocal<EventLoop> RUNNING = new ThreadLocal<>();
 
     private static final VarHandle CURRENT_HANDLE;
     private static final VarHandle WAKEUP_NEEDED;
@@ -317,7 +316,7 @@ public final class EventLoop implements AutoCloseable {
         if (isRunning()) {
             throw new IllegalStateException("event loop '" + name + "' is already running");
         }
-        if (RUNNING.get() != null || Task.current() != null) {
+        if (current() != null) {
             throw new IllegalStateException("cannot run event loop '" + name
                     + "' while another loop is running on this thread");
         }
@@ -327,12 +326,10 @@ public final class EventLoop implements AutoCloseable {
             return;
         }
         baton.loopStarted();
-        RUNNING.set(this);
         try {
             runIterations();
         } finally {
             stopping = false;
-            RUNNING.remove();
             baton.loopStopped();
         }
     }
@@ -871,8 +868,7 @@ public final class EventLoop implements AutoCloseable {
      * null if there is none (asyncio's {@code _get_running_loop}). {@link Async#loop()} throws instead.
      */
     public static EventLoop current() {
-        Task<?> task = Task.current();
-        return task != null ? task.loop : RUNNING.get();
+        return Baton.currentLoop();
     }
 
     /** The task running now on this loop, or null. */

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Supplier;
 
 /**
  * What the advice woven into the JDK's blocking methods, and into the foreign loops' dispatch
@@ -12,13 +13,19 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * instrumented, because advice is inlined into {@code java.base} classes (and into classes of any
  * class loader) that see only bootstrap classes; so it uses JDK types only.
  *
- * <p>A thread runs loop code while it is marked: loop-core marks a loop's run and a task's
- * coroutine ({@link #markLoopThread}); a foreign loop marks each unit of work ({@link #beginUnit}: a
- * Netty task or I/O batch, an AWT event); a thread the {@link Listener} names as a loop thread (a
- * Reactor non-blocking thread, one matching {@code threads=REGEX}) is marked for its whole life. A
+ * <p>A thread runs loop code while it holds a running loop-core loop's baton (the loop's own
+ * thread, or the task it handed the baton to: {@link #loopCoreStarted}), or while it is marked: a
+ * foreign loop marks each unit of work ({@link #beginUnit}: a Netty task or I/O batch, an AWT
+ * event); a thread the {@link Listener} names as a loop thread (a Reactor non-blocking thread, one
+ * matching {@code threads=REGEX}) is marked for its whole life. A
  * blocking method entered on a marked thread, outside the loop's own waiting, is passed to the
  * {@link Listener} once (nested blocking methods inside it are not: the outermost call is the one
- * the application made). On every other thread the check costs one {@code ThreadLocal} read.
+ * the application made). On every other thread the check costs one {@code ThreadLocal} read
+ * (and, while a loop-core loop runs, a look at the running loops' batons).
+ *
+ * <p>A loop-core loop and all its tasks share one state, found from the baton: only its holder
+ * runs, so only it can block. A state per task's thread would cost each suspended task a
+ * thread-local map and its entries, about 240 bytes (bench/README.md).
  */
 public final class BlockingCheck {
 
@@ -72,17 +79,47 @@ public final class BlockingCheck {
     private static volatile Listener listener;
     /** The class whose instances the loop parks on to pass its baton (EventLoop): not a blocking call. */
     private static volatile Class<?> ownBlocker;
+    /** loop-core's {@code EventLoop.current}: the loop whose baton the calling thread holds, or null. */
+    private static volatile Supplier<Object> heldLoop;
+    /** The state of each loop-core loop running now, by loop: shared by whoever holds its baton. */
+    private static final Map<Object, LoopThread> LOOP_CORE = new ConcurrentHashMap<>();
 
     private BlockingCheck() {
     }
 
-    /** Starts the check; {@code loopClass} is loop-core's baton blocker, or null without loop-core. */
-    public static void install(Listener newListener, Class<?> loopClass) {
+    /**
+     * Starts the check; {@code loopClass} is loop-core's baton blocker and {@code currentLoop} its
+     * {@code EventLoop.current}, both null without loop-core.
+     */
+    public static void install(Listener newListener, Class<?> loopClass, Supplier<Object> currentLoop) {
         ownBlocker = loopClass;
+        heldLoop = currentLoop;
         listener = newListener;
     }
 
-    /** The current thread runs a loop or a task until the matching {@link #unmarkLoopThread}. */
+    /** loop-core's {@code loop} starts a run: from now on, whoever holds its baton runs loop code. */
+    public static void loopCoreStarted(Object loop) {
+        LOOP_CORE.put(loop, loopCoreState());
+    }
+
+    /** loop-core's {@code loop} was running when the agent started, unless it is known already. */
+    public static void loopCoreRunning(Object loop) {
+        LOOP_CORE.putIfAbsent(loop, loopCoreState());
+    }
+
+    /** loop-core's {@code loop} stopped running, or closed. */
+    public static void loopCoreStopped(Object loop) {
+        LOOP_CORE.remove(loop);
+    }
+
+    /** A loop-core loop's state: of no one thread (its thread's and its tasks' in turn), running loop code. */
+    private static LoopThread loopCoreState() {
+        LoopThread state = new LoopThread(null);
+        state.marks = 1;
+        return state;
+    }
+
+    /** The current thread runs loop code until the matching {@link #unmarkLoopThread} (the agent's self-check). */
     public static void markLoopThread() {
         LoopThread state = STATE.get();
         if (state == null || state == ORDINARY) {
@@ -153,8 +190,8 @@ public final class BlockingCheck {
     }
 
     public static void exitIdle() {
-        LoopThread state = STATE.get();
-        if (state != null && state != ORDINARY) {
+        LoopThread state = known();
+        if (state != null && state != ORDINARY && state.idle > 0) { // > 0: a wait entered before the agent was
             state.idle--;
         }
     }
@@ -189,7 +226,7 @@ public final class BlockingCheck {
     }
 
     public static void exit() {
-        LoopThread state = STATE.get();
+        LoopThread state = known();
         if (state == null || state == ORDINARY) {
             return;
         }
@@ -210,13 +247,13 @@ public final class BlockingCheck {
 
     /** True while the current thread is inside a reported blocking call or the agent's own reporting. */
     public static boolean isInCall() {
-        LoopThread state = STATE.get();
+        LoopThread state = known();
         return state != null && state.inCall != 0;
     }
 
     /** The current thread's state while it runs loop code, else null. */
     public static LoopThread current() {
-        LoopThread state = STATE.get();
+        LoopThread state = known();
         return state == null || state == ORDINARY || state.marks <= 0 ? null : state;
     }
 
@@ -276,9 +313,24 @@ public final class BlockingCheck {
         }
     }
 
+    /** The state of the loop-core loop whose baton this thread holds, else this thread's own, or null if it has none yet. */
+    private static LoopThread known() {
+        LoopThread state = heldLoopState();
+        return state != null ? state : STATE.get();
+    }
+
+    private static LoopThread heldLoopState() {
+        Supplier<Object> current = heldLoop;
+        if (current == null || LOOP_CORE.isEmpty()) {
+            return null;
+        }
+        Object loop = current.get();
+        return loop == null ? null : LOOP_CORE.get(loop);
+    }
+
     /** This thread's state; on a platform thread's first call, the listener says whether it is a loop's. */
     private static LoopThread stateOfThisThread() {
-        LoopThread state = STATE.get();
+        LoopThread state = known();
         if (state != null) {
             return state;
         }

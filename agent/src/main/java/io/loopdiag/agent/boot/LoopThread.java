@@ -4,8 +4,9 @@ package io.loopdiag.agent.boot;
  * What {@link BlockingCheck} knows of one thread: whether it runs loop code now (and how deeply
  * nested), and, for a thread of a loop the agent does not own (a Netty event loop, the AWT event
  * dispatch thread, a Reactor non-blocking thread), the loop's kind and the unit of work it runs
- * now. A loop-core thread's state lives only while it is marked; a foreign loop thread's lives as
- * long as the thread and is listed in {@link BlockingCheck#foreignLoops()}.
+ * now. A loop-core loop has one state for a run, shared by its thread and its tasks' (whoever
+ * holds the baton); a foreign loop thread's lives as long as the thread and is listed in
+ * {@link BlockingCheck#foreignLoops()}.
  *
  * <p>The unit of work and its count are plain fields, written by the loop thread at each unit's
  * start and end and read by the agent's watchdog without synchronization, as loop-core publishes
@@ -13,7 +14,7 @@ package io.loopdiag.agent.boot;
  * written by one thread; the watchdog only compares them across samples).
  */
 public final class LoopThread {
-    /** The thread this state is of. */
+    /** The thread this state is of; null for a loop-core loop's, which its thread and its tasks' share. */
     public final Thread thread;
     /** The loop's kind ({@code netty}, {@code awt}...), or null for a loop-core thread. */
     public volatile String kind;
