@@ -245,12 +245,6 @@ public final class BlockingCheck {
         state.inCall = 0;
     }
 
-    /** True while the current thread is inside a reported blocking call or the agent's own reporting. */
-    public static boolean isInCall() {
-        LoopThread state = known();
-        return state != null && state.inCall != 0;
-    }
-
     /** The current thread's state while it runs loop code, else null. */
     public static LoopThread current() {
         LoopThread state = known();
