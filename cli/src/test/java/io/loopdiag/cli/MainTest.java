@@ -3,6 +3,8 @@ package io.loopdiag.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -142,5 +144,53 @@ class MainTest {
         assertEquals(ExitCodes.USAGE, run("ps", "12\n\u001b[2J"));
         assertEquals(1, err.toString().lines().count(), err.toString());
         assertTrue(err.toString().contains("12\\u000a\\u001b[2J"), err.toString());
+    }
+
+    /** A dump whose strings hold brackets, quotes and backslashes, as a stack frame or a task's name may. */
+    private static final String DUMP = """
+            {"schema":"loopdiag-dump/1","pid":7,"loops":[{"id":1,"kind":"loop-core","name":"a } ] \\" [ {","tasks":[\
+            {"id":2,"name":"\\\\","stack":["x.Y.z(Y.java:1)","}"]}]}],"findings":{}}""";
+
+    /**
+     * {@code dump --json} copies the dump without parsing what follows its first loop, and still
+     * tells a whole document from one cut short anywhere, or one with something after it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "whole              | 0 |",
+        "whole, blank after | 0 |",
+        "cut in a name      | 2 | the document ends before it closes",
+        "cut after a task   | 2 | the document ends before it closes",
+        "cut in an escape   | 2 | the document ends before it closes",
+        "the last brace cut | 2 | the document ends before it closes",
+        "content after      | 2 | content after the document, at byte",
+    })
+    void jsonCopiesTheDumpAndFailsOneCutShort(String how, int exitCode, String expected, @TempDir Path temp) throws Exception {
+        String text = switch (how) {
+            case "whole" -> DUMP;
+            case "whole, blank after" -> DUMP + "\n  ";
+            case "cut in a name" -> DUMP.substring(0, DUMP.indexOf(" [ {") + 2);
+            case "cut after a task" -> DUMP.substring(0, DUMP.indexOf("]}]") + 2);
+            case "cut in an escape" -> DUMP.substring(0, DUMP.indexOf("\\\\") + 1);
+            case "the last brace cut" -> DUMP.substring(0, DUMP.length() - 1);
+            default -> DUMP + " {}";
+        };
+        Path file = temp.resolve("dump.json");
+        Files.writeString(file, text);
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        PrintStream stdout = System.out;
+        System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
+        try {
+            assertEquals(exitCode, run("dump", "--file", file.toString(), "--json"), err.toString());
+        } finally {
+            System.setOut(stdout);
+        }
+        if (exitCode == 0) {
+            assertEquals(text + System.lineSeparator(), printed.toString(StandardCharsets.UTF_8));
+            assertEquals("", err.toString());
+        } else {
+            assertEquals(1, err.toString().lines().count(), err.toString());
+            assertTrue(err.toString().startsWith("loopdiag: the dump " + file + " is not a dump (" + expected), err.toString());
+        }
     }
 }
