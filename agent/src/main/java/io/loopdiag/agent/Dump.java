@@ -1,6 +1,7 @@
 package io.loopdiag.agent;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.loopdiag.agent.boot.BlockingCheck;
@@ -15,6 +16,7 @@ import io.loopdiag.protocol.States;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Instant;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -98,7 +100,8 @@ final class Dump {
         }
         if (withStacks) {
             json.writeArrayFieldStart(Fields.TASKS);
-            LoopSnapshot.eachTask(tasks, true, (live, task) -> writeTask(json, task, live, now));
+            RenderedStacks stacks = new RenderedStacks();
+            LoopSnapshot.eachTask(tasks, true, (live, task) -> writeTask(json, task, live, now, stacks));
             json.writeEndArray();
         } else {
             longestWaiting(json, tasks, now);
@@ -125,7 +128,7 @@ final class Dump {
         longest.sort(java.util.Comparator.comparingLong(LoopSnapshot.TaskSnapshot::suspendedSinceNanos));
         json.writeArrayFieldStart(Fields.LONGEST_WAITING);
         for (LoopSnapshot.TaskSnapshot task : longest) {
-            writeTask(json, task, null, now);
+            writeTask(json, task, null, now, new RenderedStacks());
         }
         json.writeEndArray();
     }
@@ -229,7 +232,8 @@ final class Dump {
         json.writeEndObject();
     }
 
-    private static void writeTask(JsonGenerator json, LoopSnapshot.TaskSnapshot task, Task<?> live, long now) throws IOException {
+    private static void writeTask(JsonGenerator json, LoopSnapshot.TaskSnapshot task, Task<?> live, long now, RenderedStacks stacks)
+            throws IOException {
         json.writeStartObject();
         json.writeNumberField(Fields.ID, task.id());
         json.writeStringField(Fields.NAME, task.name());
@@ -270,7 +274,11 @@ final class Dump {
             json.writeEndObject();
         }
         json.writeNumberField(Fields.SUSPENDED_MILLIS, task.state().equals(States.SUSPENDED) ? millis(now - task.suspendedSinceNanos()) : 0);
-        frames(json, Fields.STACK, task.stack());
+        json.writeArrayFieldStart(Fields.STACK);
+        for (SerializedString frame : stacks.of(task.stack())) {
+            json.writeString(frame);
+        }
+        json.writeEndArray();
         List<StackTraceElement> createdAt = live != null ? CreationSites.ofTask(live) : null;
         if (createdAt != null) {
             frames(json, Fields.CREATED_AT, createdAt);
@@ -286,6 +294,31 @@ final class Dump {
             json.writeString(frame.toString());
         }
         json.writeEndArray();
+    }
+
+    /**
+     * Tasks' stacks rendered as JSON strings, by the identity of their frame list: a snapshot
+     * shares one list among the tasks suspended at the same place ({@link LoopSnapshot#eachTask}),
+     * so a dump of 100,000 tasks suspended in a few places renders a few stacks, not 100,000
+     * (bench/README.md). One per loop written; at most {@link #MAX_KEPT} lists kept.
+     */
+    private static final class RenderedStacks {
+        private static final int MAX_KEPT = 4_096;
+        private final IdentityHashMap<List<StackTraceElement>, SerializedString[]> rendered = new IdentityHashMap<>();
+
+        SerializedString[] of(List<StackTraceElement> frames) {
+            SerializedString[] known = rendered.get(frames);
+            if (known == null) {
+                known = new SerializedString[frames.size()];
+                for (int i = 0; i < known.length; i++) {
+                    known[i] = new SerializedString(frames.get(i).toString());
+                }
+                if (rendered.size() < MAX_KEPT) {
+                    rendered.put(frames, known);
+                }
+            }
+            return known;
+        }
     }
 
     private static long millis(long nanos) {

@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A picture of one loop taken from any thread without stopping it: its state, what it is running
@@ -85,7 +87,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
     public record Worker(String name, long threadId, String state, List<StackTraceElement> stack) {
     }
 
-    /** Tasks whose stacks are walked together; a loop with fewer walks them on the calling thread alone, where forking costs more than it saves. */
+    /** Tasks whose stacks are walked together; a loop with fewer walks them on the calling thread alone, where a helper costs more than it saves. */
     private static final int CHUNK = 1_024;
 
     static LoopSnapshot of(EventLoop loop, boolean withStacks) {
@@ -111,22 +113,80 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
 
     /**
      * Takes the snapshot of each of {@code tasks} (from {@link EventLoop#allTasks}) and hands it
-     * to {@code action} with its task, in order, keeping none: a dump of 100,000 tasks holds one
-     * chunk of stacks at a time, so what it allocates dies young and the collector's pauses stay
+     * to {@code action} with its task, in order, keeping none: a dump of 100,000 tasks holds two
+     * chunks of stacks at a time, so what it allocates dies young and the collector's pauses stay
      * short for the loop being dumped. Walking a parked virtual thread's stack costs hundreds of
-     * callbacks (see docs/decisions.md), so each chunk's stacks are walked on the calling thread and
-     * the common pool together.
+     * callbacks (see docs/decisions.md), so while {@code action} takes one chunk, a helper from
+     * the common pool walks the next, and the calling thread joins it when done.
      */
     public static <E extends Exception> void eachTask(List<Task<?>> tasks, boolean withStacks, TaskAction<E> action) throws E {
         Map<List<StackTraceElement>, List<StackTraceElement>> kept = new ConcurrentHashMap<>();
-        for (int from = 0; from < tasks.size(); from += CHUNK) {
-            List<Task<?>> chunk = tasks.subList(from, Math.min(from + CHUNK, tasks.size()));
-            List<TaskSnapshot> taken = withStacks && tasks.size() > CHUNK
-                    ? chunk.parallelStream().map(task -> taskSnapshot(task, true, kept)).toList()
-                    : chunk.stream().map(task -> taskSnapshot(task, withStacks, kept)).toList();
-            for (int i = 0; i < taken.size(); i++) {
-                action.accept(chunk.get(i), taken.get(i));
+        if (!withStacks || tasks.size() <= CHUNK) {
+            for (Task<?> task : tasks) {
+                action.accept(task, taskSnapshot(task, withStacks, kept));
             }
+            return;
+        }
+        ChunkWalk walk = ChunkWalk.start(tasks.subList(0, CHUNK), kept);
+        for (int from = CHUNK; walk != null; from += CHUNK) {
+            TaskSnapshot[] taken = walk.finish();
+            List<Task<?>> chunk = walk.chunk;
+            walk = from < tasks.size() ? ChunkWalk.start(tasks.subList(from, Math.min(from + CHUNK, tasks.size())), kept) : null;
+            for (int i = 0; i < taken.length; i++) {
+                action.accept(chunk.get(i), taken[i]);
+            }
+        }
+    }
+
+    /**
+     * One chunk's snapshots with stacks, taken by a helper from the common pool and by the thread
+     * that {@linkplain #finish finishes} it, each claiming the next task. The caller never waits
+     * for the helper to start: a pool busy with the application's work leaves it all to the caller.
+     */
+    private static final class ChunkWalk implements Runnable {
+        final List<Task<?>> chunk;
+        private final Map<List<StackTraceElement>, List<StackTraceElement>> kept;
+        private final TaskSnapshot[] taken;
+        private final AtomicInteger claimed = new AtomicInteger();
+        private final AtomicInteger done = new AtomicInteger();
+        private volatile RuntimeException failed;
+
+        private ChunkWalk(List<Task<?>> chunk, Map<List<StackTraceElement>, List<StackTraceElement>> kept) {
+            this.chunk = chunk;
+            this.kept = kept;
+            this.taken = new TaskSnapshot[chunk.size()];
+        }
+
+        static ChunkWalk start(List<Task<?>> chunk, Map<List<StackTraceElement>, List<StackTraceElement>> kept) {
+            ChunkWalk walk = new ChunkWalk(chunk, kept);
+            ForkJoinPool.commonPool().execute(walk);
+            return walk;
+        }
+
+        @Override
+        public void run() {
+            int i;
+            while ((i = claimed.getAndIncrement()) < taken.length) {
+                try {
+                    taken[i] = taskSnapshot(chunk.get(i), true, kept);
+                } catch (RuntimeException e) {
+                    failed = e;
+                } finally {
+                    done.incrementAndGet(); // publishes taken[i]
+                }
+            }
+        }
+
+        /** Takes what is left, waits for the snapshots the helper claimed (one walk each at most), and returns them all. */
+        TaskSnapshot[] finish() {
+            run();
+            while (done.get() < taken.length) {
+                Thread.yield();
+            }
+            if (failed != null) {
+                throw failed;
+            }
+            return taken;
         }
     }
 
