@@ -50,7 +50,7 @@ final class Baton {
 
     /** An unstarted virtual thread to run the loop, on the loop's carrier when it has one. */
     Thread newLoopThread(String name, Runnable body) {
-        return carrier == null ? Thread.ofVirtual().name(name).unstarted(body) : carrier.newThread(name, body);
+        return carrier == null ? Thread.ofVirtual().name(name).unstarted(body) : carrier.newLoopThread(name, body);
     }
 
     /** The calling thread starts running the loop's iterations, holding the baton. */
@@ -124,10 +124,9 @@ final class Baton {
     /** Makes {@code to} the holder and wakes it, starting it if it is a task's new thread. */
     private void handTo(Thread to, boolean start) {
         holder = to;
-        if (start) {
-            if (carrier != null) {
-                carrier.adopt(to); // created on the loop's thread, it has the loop's scheduler
-            }
+        if (carrier != null) {
+            carrier.handOff(to, start);
+        } else if (start) {
             to.start();
         } else {
             LockSupport.unpark(to);
@@ -141,9 +140,6 @@ final class Baton {
      * the loop's thread stays parked in {@link #runTaskStep} until a task gives it back.
      */
     void yieldToLoop(boolean finished) {
-        if (finished && carrier != null) {
-            carrier.release(Thread.currentThread());
-        }
         EagerCaller caller = eagerCallers.poll();
         if (caller != null) {
             task = caller.task();

@@ -4,8 +4,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -24,9 +22,14 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #open} returns null and the loop runs on the shared scheduler, correct and slower.
  *
  * <p>A virtual thread inherits the scheduler of the thread that creates it, so one started from a
- * task or a callback would land here and run in the loop's place. The carrier therefore runs only the
- * threads it {@linkplain #adopt adopted} (the loop's and its tasks'); any other is passed on to the
- * JDK's shared scheduler, where it would have run without this class.
+ * task or a callback would land here and run in the loop's place. The carrier therefore runs only
+ * the loop's own thread and the thread the baton is {@linkplain #handOff handed} to, which it knows
+ * by identity; any other goes to the JDK's shared scheduler, where it would have run without this
+ * class. So does a task's thread woken another way (an interrupt, the timeout of a blocking call
+ * made in a task) until its next hand-off: correct, since the baton, not the carrier, keeps one
+ * thread at a time in the loop's code. Telling them apart costs two reference compares; a set of
+ * the tasks' threads cost a hash-set insert and removal per task and a lookup per hand-off
+ * (docs/decisions.md).
  */
 final class LoopCarrier implements Executor {
     private static final Access ACCESS = Access.find();
@@ -34,8 +37,13 @@ final class LoopCarrier implements Executor {
     private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final String threadName;
-    /** The {@code runContinuation} of each adopted virtual thread: what the JDK hands to {@link #execute}. */
-    private final Set<Runnable> adopted = ConcurrentHashMap.newKeySet();
+    /** The {@code runContinuation} of the loop's thread: what the JDK hands to {@link #execute} to run it. */
+    private volatile Runnable loopThread;
+    /**
+     * The {@code runContinuation} of the thread being handed the baton, while {@link #handOff} starts
+     * or unparks it: the JDK calls {@link #execute} on the same thread, before that returns.
+     */
+    private Runnable handingTo;
     /**
      * Continuations to run, in order. Lock-free on purpose: {@link #execute} runs on the loop's
      * thread at every baton hand-off, where a lock would be a blocking call for the agent to check.
@@ -56,27 +64,34 @@ final class LoopCarrier implements Executor {
         return ACCESS == null || Boolean.getBoolean("loopdiag.sharedScheduler") ? null : new LoopCarrier(name);
     }
 
-    /** An unstarted virtual thread on this carrier, adopted. */
-    Thread newThread(String name, Runnable body) {
+    /** The loop's thread: an unstarted virtual thread that runs here. */
+    Thread newLoopThread(String name, Runnable body) {
         Thread thread = ACCESS.builder(this).name(name).unstarted(body);
-        adopt(thread);
+        loopThread = ACCESS.runContinuation(thread);
         return thread;
     }
 
-    /** From now on {@code virtualThread} runs here: call before starting it. */
-    void adopt(Thread virtualThread) {
-        adopted.add(ACCESS.runContinuation(virtualThread));
-    }
-
-    /** {@code virtualThread} ended, or is about to: forget it. */
-    void release(Thread virtualThread) {
-        adopted.remove(ACCESS.runContinuation(virtualThread));
+    /**
+     * Starts ({@code start}) or unparks {@code virtualThread}, the loop's or a task's (whose
+     * scheduler this is: it was created on the loop's thread or a task's), to run here next.
+     */
+    void handOff(Thread virtualThread, boolean start) {
+        handingTo = ACCESS.runContinuation(virtualThread);
+        try {
+            if (start) {
+                virtualThread.start();
+            } else {
+                LockSupport.unpark(virtualThread);
+            }
+        } finally {
+            handingTo = null;
+        }
     }
 
     /** Called by the JDK to mount a virtual thread whose scheduler this is. */
     @Override
     public void execute(Runnable continuation) {
-        if (closed || !adopted.contains(continuation)) {
+        if (closed || (continuation != handingTo && continuation != loopThread)) {
             ACCESS.sharedScheduler.execute(continuation);
             return;
         }

@@ -54,6 +54,22 @@ class LoopCarrierTest {
         assertFalse(spinner.get().contains("loopdiag-carrier"), spinner.get());
     }
 
+    /**
+     * A task's thread woken by the timeout of a blocking call in the task runs on the JDK's
+     * scheduler, and is back on the loop's carrier once the loop has stepped it again.
+     */
+    @Test
+    void aTaskWokenOutsideAHandOffComesBackToTheCarrierAtTheNext() throws Exception {
+        String[] seen = test.run(() -> {
+            Thread.sleep(5); // a blocking call: the JDK's timer unparks the thread
+            String woken = Thread.currentThread().toString();
+            sleep(Duration.ofMillis(1)); // parks until the loop steps it again
+            return new String[] {woken, Thread.currentThread().toString()};
+        });
+        assertFalse(seen[0].contains("loopdiag-carrier"), seen[0]);
+        assertTrue(seen[1].endsWith("@loopdiag-carrier-test"), seen[1]);
+    }
+
     @Test
     void aTaskSuspendedWhenTheLoopStopsResumesInTheNextRun() throws Exception {
         Future<String> gate = loop.createFuture();
