@@ -2,14 +2,13 @@ package io.loopdiag.cli;
 
 import io.loopdiag.protocol.Text;
 import java.io.PrintWriter;
+import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine;
 
 /** Entry point of {@code loopdiag}; {@link #commandLine} is the one factory that main and the tests use. */
 @Command(name = "loopdiag", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         header = "Finds what makes an event loop slow or stuck.",
-        subcommands = {ListCommand.class, AttachCommand.class, PsCommand.class, PsTreeCommand.class, DumpCommand.class,
-            HangCommand.class, TopCommand.class, CheckCommand.class, RunCommand.class, DemoCommand.class, CompletionCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:ok",
@@ -19,6 +18,10 @@ import picocli.CommandLine;
             "*:run: the command's own exit code when the command fails"},
         footer = "%nEach verb has --help.")
 public final class Main implements java.util.concurrent.Callable<Integer> {
+    /** The verbs, as the help lists them. */
+    private static final List<Class<?>> VERBS = List.of(ListCommand.class, AttachCommand.class, PsCommand.class,
+            PsTreeCommand.class, DumpCommand.class, HangCommand.class, TopCommand.class, CheckCommand.class, RunCommand.class,
+            DemoCommand.class, CompletionCommand.class);
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -26,16 +29,32 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
     public static void main(String[] args) {
         PrintWriter out = new PrintWriter(System.out, true);
         PrintWriter err = new PrintWriter(System.err, true);
-        System.exit(commandLine(out, err).execute(args));
+        System.exit(commandLine(out, err, args.length > 0 ? args[0] : null).execute(args));
     }
 
-    /** The command with its verbs, writing to {@code out} and {@code err}. */
+    /** The command with all its verbs, writing to {@code out} and {@code err}. */
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        return commandLine(out, err, null);
+    }
+
+    /**
+     * The command with only the verb {@code verb} when it names one (but {@code completion}, which
+     * describes them all), else with all of them. picocli builds a verb's model by reflection
+     * when it is added, about 0.1 s of every start for all of them (docs/cli.md, "Start-up").
+     */
+    static CommandLine commandLine(PrintWriter out, PrintWriter err, String verb) {
         CommandLine commandLine = new CommandLine(new Main());
+        List<Class<?>> named = VERBS.stream().filter(each -> each.getAnnotation(Command.class).name().equals(verb)).toList();
+        for (Class<?> each : named.isEmpty() || "completion".equals(verb) ? VERBS : named) {
+            commandLine.addSubcommand(each);
+        }
         commandLine.setOut(out);
         commandLine.setErr(err);
         // `loopdiag run mvn -q test`: the command's options are its own, with or without `--`.
-        commandLine.getSubcommands().get("run").setStopAtPositional(true);
+        CommandLine run = commandLine.getSubcommands().get("run");
+        if (run != null) {
+            run.setStopAtPositional(true);
+        }
         commandLine.setExitCodeExceptionMapper(e -> ExitCodes.FINDINGS_OR_FAILURE);
         // Bad usage is one line and the hint, never a stack trace or the full help.
         commandLine.setParameterExceptionHandler((e, args) -> {

@@ -174,8 +174,7 @@ final class Verbs {
      * Passes on what is read, held until {@link #release} and then straight to the sink; or
      * nothing, if not asked to copy. What it copies it follows as JSON text (strings, escapes,
      * brackets) to tell a whole document from one cut short, so that {@link #copyToEnd} need not
-     * parse the rest: on a dump of 100,000 tasks (47 MB), skipping its tokens took about 0.3 s of
-     * the command's 0.6 s, and following the brackets about 0.05 s (docs/cli.md, "Start-up").
+     * parse the rest, tens of megabytes for 100,000 tasks (docs/cli.md, "Start-up").
      */
     private static final class CopyingStream extends java.io.FilterInputStream {
         private java.io.ByteArrayOutputStream held;

@@ -193,4 +193,19 @@ class MainTest {
             assertTrue(err.toString().startsWith("loopdiag: the dump " + file + " is not a dump (" + expected), err.toString());
         }
     }
+
+    /** main builds only the verb it runs; completion, an unknown word and the root's options see every verb. */
+    @Test
+    void aCommandLineNamingAVerbBuildsThatVerbAlone() {
+        PrintWriter printer = new PrintWriter(out, true);
+        java.util.Set<String> all = Main.commandLine(printer, printer).getSubcommands().keySet();
+        assertEquals(11, all.size(), all.toString());
+        for (String verb : all) {
+            java.util.Set<String> built = Main.commandLine(printer, printer, verb).getSubcommands().keySet();
+            assertEquals(verb.equals("completion") ? all : java.util.Set.of(verb), built, verb);
+        }
+        for (String other : new String[] {"--help", "frobnicate", null}) {
+            assertEquals(all, Main.commandLine(printer, printer, other).getSubcommands().keySet(), String.valueOf(other));
+        }
+    }
 }
