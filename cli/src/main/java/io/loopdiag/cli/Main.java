@@ -17,11 +17,9 @@ import picocli.CommandLine;
             "2:usage: unknown verb or option, bad argument, a report that cannot be read, no report (check, run)",
             "*:run: the command's own exit code when the command fails"},
         footer = "%nEach verb has --help.")
-public final class Main implements java.util.concurrent.Callable<Integer> {
+public class Main implements java.util.concurrent.Callable<Integer> {
     /** The verbs, as the help lists them. */
-    private static final List<Class<?>> VERBS = List.of(ListCommand.class, AttachCommand.class, PsCommand.class,
-            PsTreeCommand.class, DumpCommand.class, HangCommand.class, TopCommand.class, CheckCommand.class, RunCommand.class,
-            DemoCommand.class, CompletionCommand.class);
+    private static final List<Class<?>> VERBS = List.of(WithEveryVerb.class.getAnnotation(Command.class).subcommands());
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -35,6 +33,12 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
     /** The command with all its verbs, writing to {@code out} and {@code err}. */
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
         return commandLine(out, err, null);
+    }
+
+    /** The command with every verb, as the man pages describe it (the build generates them from this class). */
+    @Command(subcommands = {ListCommand.class, AttachCommand.class, PsCommand.class, PsTreeCommand.class, DumpCommand.class,
+        HangCommand.class, TopCommand.class, CheckCommand.class, RunCommand.class, DemoCommand.class, CompletionCommand.class})
+    public static final class WithEveryVerb extends Main {
     }
 
     /**

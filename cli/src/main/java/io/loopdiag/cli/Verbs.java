@@ -186,7 +186,8 @@ final class Verbs {
         private boolean closed;
         /** Where the first byte that is neither part of the document nor blank was seen, or -1. */
         private long trailing = -1;
-        private long offset;
+        /** Bytes followed so far. */
+        private long followed;
 
         CopyingStream(java.io.InputStream in, boolean copy) {
             super(in);
@@ -239,7 +240,7 @@ final class Verbs {
                     }
                 } else if (closed) {
                     if (trailing < 0 && b != ' ' && b != '\n' && b != '\r' && b != '\t') {
-                        trailing = offset + i - from;
+                        trailing = followed + i - from;
                     }
                 } else if (b == '"') {
                     inString = true;
@@ -249,7 +250,7 @@ final class Verbs {
                     closed = true;
                 }
             }
-            offset += count;
+            followed += count;
         }
 
         @Override

@@ -149,7 +149,8 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         private final TaskSnapshot[] taken;
         private final AtomicInteger claimed = new AtomicInteger();
         private final AtomicInteger done = new AtomicInteger();
-        private volatile RuntimeException failed;
+        /** What a walk threw, thrown again by {@link #finish}: not on a pool thread, where it would be the application's to log. */
+        private volatile Throwable failed;
 
         private ChunkWalk(List<Task<?>> chunk, Map<List<StackTraceElement>, List<StackTraceElement>> kept) {
             this.chunk = chunk;
@@ -169,7 +170,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
             while ((i = claimed.getAndIncrement()) < taken.length) {
                 try {
                     taken[i] = taskSnapshot(chunk.get(i), true, kept);
-                } catch (RuntimeException e) {
+                } catch (Throwable e) {
                     failed = e;
                 } finally {
                     done.incrementAndGet(); // publishes taken[i]
@@ -183,8 +184,12 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
             while (done.get() < taken.length) {
                 Thread.yield();
             }
-            if (failed != null) {
-                throw failed;
+            Throwable failure = failed;
+            if (failure instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            if (failure instanceof Error error) {
+                throw error;
             }
             return taken;
         }
