@@ -90,13 +90,16 @@ final class ControlServer implements Runnable {
     @Override
     public void run() {
         Runtime.getRuntime().addShutdownHook(new Thread(this::close, "loopdiag-control-close"));
+        Text.printable(""); // loaded now: saying why a request failed must not need a class from the jar
         while (server.isOpen()) {
             try (SocketChannel client = server.accept()) {
                 serve(client);
             } catch (IOException e) {
                 // The client left, or sent nonsense: that is its trouble, not the server's.
             } catch (RuntimeException | LinkageError e) {
-                // Ours (a loop-core in the application older than the agent, say): said, and served on.
+                // Ours: a loop-core in the application older than the agent, say, or the agent's jar
+                // rewritten under the JVM, so that a class not loaded yet cannot be read. Said, and
+                // served on: the next client gets an answer too, not a wait.
                 System.err.println("loopdiag: a request to the agent failed (" + Text.printable(String.valueOf(e)) + "); dumps go on");
             }
         }

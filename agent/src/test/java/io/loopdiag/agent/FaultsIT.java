@@ -7,8 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.loopdiag.agent.support.AgentRun;
 import io.loopdiag.agent.support.LiveChild;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -22,6 +30,41 @@ import org.junit.jupiter.api.io.TempDir;
 class FaultsIT {
     private static final String CANNOT_WRITE = "loopdiag: cannot write the report ";
     private static final String BLOCKING = "loopdiag: blocking-call on loop 'blocking-on-cue'";
+
+    /**
+     * The agent's jar rewritten in place under the running JVM (a build, or a copy over it): a
+     * class the agent had not loaded yet can no longer be read. A dump that needs one fails in one
+     * line on stderr, and the control server lives on: the next request is answered, not left
+     * waiting. (The agent's hooks in the application are not covered: they need classes too.)
+     */
+    @Test
+    @Timeout(60)
+    void anAgentJarRewrittenUnderTheJvmFailsADumpInOneLineAndTheServerGoesOn(@TempDir Path dir) throws Exception {
+        Path jar = dir.resolve("loopdiag-agent.jar");
+        Files.copy(AgentRun.AGENT, jar);
+        List<String> command = new ArrayList<>(AgentRun.command("log=off", "blocking-on-cue"));
+        command.set(1, "-javaagent:" + jar + "=log=off");
+        try (LiveChild child = LiveChild.start(command, null)) {
+            child.expectLine("blocking-on-cue ready");
+            Files.write(jar, new byte[(int) Files.size(jar)]); // the same file, its bytes gone
+
+            for (int request = 1; request <= 3; request++) {
+                dump(child.pid()); // answered, however short: a dead server would leave it waiting
+            }
+            child.awaitStderr("loopdiag: a request to the agent failed (");
+            assertFalse(child.stderr().contains("Exception in thread \"loopdiag-control\""), child.stderr());
+        }
+    }
+
+    /** Sends {@code dump} to the agent in {@code pid} and reads the answer to its end. */
+    private static String dump(long pid) throws IOException {
+        Path socket = Path.of(System.getProperty("java.io.tmpdir"), "loopdiag-" + System.getProperty("user.name"), pid + ".sock");
+        try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            channel.connect(UnixDomainSocketAddress.of(socket));
+            channel.write(ByteBuffer.wrap("dump\n".getBytes(StandardCharsets.US_ASCII)));
+            return new String(Channels.newInputStream(channel).readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
 
     /** A folder replaced by a file stops every write, as root too (where a read-only folder would not). */
     @Test
