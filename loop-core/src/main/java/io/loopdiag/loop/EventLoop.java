@@ -121,8 +121,8 @@ public final class EventLoop implements AutoCloseable {
     private ExecutorService defaultExecutor;
 
     private long taskIds;
-    /** This loop's tasks that have not finished; a task leaves it when it finishes or is collected. */
-    final WeakRegistry<Task<?>> tasks = new WeakRegistry<>(Task::id);
+    /** This loop's tasks that have not finished; a task leaves it when it finishes. */
+    final TaskTable tasks = new TaskTable();
 
     /** Receives exceptions that no future or task can carry (asyncio's exception handler). */
     @FunctionalInterface
@@ -273,7 +273,7 @@ public final class EventLoop implements AutoCloseable {
         checkThread();
         checkOpen();
         Task<T> task = new Task<>(this, ++taskIds, coroutine.givenName(), coroutine.consume());
-        tasks.add(task.ref);
+        tasks.add(task);
         if (eagerTasks && isRunning()) {
             task.stepEagerly();
         } else {

@@ -19,7 +19,8 @@ public final class Task<T> extends Future<T> {
     private final String name;
     private final Coroutine.Body<T> body;
     final Step step = new Step(this);
-    final WeakRegistry.Ref<Task<?>> ref;
+    /** This task's slot in its loop's {@link TaskTable}, or -1 when it is not in it. */
+    int slot = -1;
 
     private Thread thread; // created at the first step
     /** The future this task is suspended on, or null when it runs, is ready to run, or is done. */
@@ -39,7 +40,6 @@ public final class Task<T> extends Future<T> {
         this.id = id;
         this.name = name;
         this.body = body;
-        this.ref = loop.tasks.newRef(this);
     }
 
     /** The task running the calling code, or null if the caller is not inside a task. */
@@ -203,14 +203,14 @@ public final class Task<T> extends Future<T> {
             }
         } finally {
             // Whatever happened, the baton goes back: a loop waiting for it forever is a hung loop.
-            loop.tasks.remove(ref);
+            loop.tasks.remove(this);
             loop.baton.yieldToLoop(true);
         }
     }
 
     private void finishCancelled(String message) {
         super.cancel(message);
-        loop.tasks.remove(ref);
+        loop.tasks.remove(this);
     }
 
     /** Suspends until {@code future} is done; on the task's thread, holding the baton. */

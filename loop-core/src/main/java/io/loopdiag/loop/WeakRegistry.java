@@ -11,8 +11,8 @@ import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 
 /**
- * Loops or tasks held weakly, so that listing them never keeps one alive: the JVM's loops
- * ({@link #LOOPS}) and each loop's tasks. Any thread may add, remove and list.
+ * Values held weakly, so that listing them never keeps one alive: the JVM's loops ({@link
+ * #LOOPS}). Any thread may add, remove and list. (A loop's tasks are in its {@link TaskTable}.)
  */
 final class WeakRegistry<T> {
     /** Every loop made and not yet closed or collected, for {@link EventLoop#allLoops()}. */

@@ -176,7 +176,8 @@ class SnapshotTest {
     @Test
     void theRegistriesKeepNeitherAnAbandonedTaskNorAnAbandonedLoopAlive() throws Exception {
         // A parked virtual thread is held by the JDK itself (jdk.trackAllThreads, on by default),
-        // so the task tested here is one that never started: only the registry could hold it.
+        // so the task tested here is one that never started, of a closed loop nobody holds: only
+        // the JVM's registry of loops could keep the loop, and with it its table of tasks.
         WeakReference<Task<?>> task = abandonTask();
         WeakReference<EventLoop> otherLoop = new WeakReference<>(new EventLoop());
         for (int i = 0; i < 50 && (task.get() != null || otherLoop.get() != null); i++) {

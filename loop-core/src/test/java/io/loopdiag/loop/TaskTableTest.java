@@ -1,0 +1,90 @@
+package io.loopdiag.loop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** A loop's table of unfinished tasks, written by one thread and listed by others. */
+@Timeout(60)
+class TaskTableTest {
+    private final EventLoop loop = new EventLoop("table", LoopClock.virtual());
+    private long ids;
+
+    private Task<?> newTask() {
+        return new Task<Void>(loop, ++ids, null, () -> null);
+    }
+
+    @Test
+    void listsWhatWasAddedAndNotRemovedByIdThroughGrowingAndShrinking() {
+        TaskTable table = new TaskTable();
+        List<Task<?>> kept = new ArrayList<>();
+        List<Task<?>> all = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            Task<?> task = newTask();
+            table.add(task);
+            all.add(task);
+        }
+        for (int i = 0; i < all.size(); i++) {
+            if (i % 97 == 0) {
+                kept.add(all.get(i));
+            } else {
+                table.remove(all.get(i));
+                table.remove(all.get(i)); // a second removal does nothing
+            }
+        }
+        assertEquals(kept, table.list(task -> true), "after shrinking from 10,000 slots");
+        for (int i = 0; i < 50; i++) {
+            Task<?> task = newTask();
+            table.add(task); // into freed slots, out of id order
+            kept.add(task);
+        }
+        assertEquals(kept, table.list(task -> true));
+        assertEquals(kept.subList(0, 3), table.list(task -> task.id() <= kept.get(2).id()));
+        kept.forEach(table::remove);
+        assertEquals(List.of(), table.list(task -> true));
+    }
+
+    @Test
+    void aReaderSeesEveryTaskThatStaysInTheTableWhileOthersComeAndGo() throws Exception {
+        TaskTable table = new TaskTable();
+        AtomicReference<List<Task<?>>> staying = new AtomicReference<>(List.of());
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<String> missed = new AtomicReference<>();
+        Thread reader = new Thread(() -> {
+            while (!stop.get() && missed.get() == null) {
+                List<Task<?>> before = staying.get(); // each in the table before the listing and after it
+                Set<Task<?>> seen = new HashSet<>(table.list(task -> true));
+                if (!seen.containsAll(before)) {
+                    missed.set("a listing of " + seen.size() + " tasks missed one of " + before.size() + " that stayed");
+                }
+            }
+        });
+        reader.start();
+        // Each wave leaves a few tasks above thousands that come and go: the table grows past its
+        // capacity and shrinks back, and the tasks that stay move to other slots each time.
+        for (int wave = 0; wave < 200 && missed.get() == null; wave++) {
+            List<Task<?>> churn = new ArrayList<>();
+            List<Task<?>> stayed = new ArrayList<>(staying.get());
+            for (int i = 0; i < 5_000; i++) {
+                Task<?> task = newTask();
+                table.add(task);
+                (i % 1_000 == 999 ? stayed : churn).add(task);
+            }
+            staying.set(List.copyOf(stayed));
+            churn.forEach(table::remove);
+        }
+        stop.set(true);
+        reader.join();
+        assertNull(missed.get());
+        assertEquals(staying.get(), table.list(task -> true));
+    }
+}
