@@ -59,25 +59,29 @@ class WaitsOnTest {
         CountDownLatch ready = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicReference<Throwable> failure = new AtomicReference<>();
+        Task<Void> main = loop.createTask("main", () -> {
+            setup.call();
+            sleep(Duration.ofMillis(20)); // every task reaches its wait
+            Async.toThread(() -> waitInWorker(ready, release));
+            for (Task<?> task : loop.allTasks()) {
+                if (task != Task.current()) {
+                    task.cancel();
+                }
+            }
+            return null;
+        });
         Thread runner = new Thread(() -> {
             try {
-                loop.runUntilComplete(loop.createTask("main", () -> {
-                    setup.call();
-                    sleep(Duration.ofMillis(20)); // every task reaches its wait
-                    Async.toThread(() -> waitInWorker(ready, release));
-                    for (Task<?> task : loop.allTasks()) {
-                        if (task != Task.current()) {
-                            task.cancel();
-                        }
-                    }
-                    return null;
-                }));
+                loop.runUntilComplete(main);
             } catch (Throwable t) {
                 failure.set(t);
             }
         });
         runner.start();
         ready.await();
+        while (!main.isSuspended()) { // the worker may be running before main has parked at its await
+            Thread.sleep(1);
+        }
         snapshot = loop.snapshot(true);
         release.countDown();
         runner.join();
