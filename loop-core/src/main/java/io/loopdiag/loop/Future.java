@@ -257,8 +257,17 @@ public class Future<T> {
         }
     }
 
+    /** The message of a cancellation: the one done, or, on a pending task, the one requested (see {@link #holdCancelMessage}). */
     final String cancelMessage() {
         return cancelMessage;
+    }
+
+    /**
+     * Keeps a pending task's requested cancellation message until the cancellation happens, in the
+     * field that then holds it: a task is a future, and one field fewer keeps it at 104 bytes.
+     */
+    final void holdCancelMessage(String message) {
+        cancelMessage = message;
     }
 
     /** A checked exception is re-thrown as it is; a bare Throwable (neither Exception nor Error) is wrapped. */

@@ -46,14 +46,15 @@ class TaskTest {
         assertEquals(Duration.ofMillis(30).toNanos(), clock.nanoTime());
     }
 
-    /** What jcmd's thread dump and a profiler show of a task's virtual thread: the task as the dump names it. */
+    /** What jcmd's thread dump, a profiler and a log line show of a task's virtual thread: the task's name. */
     @Test
-    void aTasksThreadCarriesItsNameAndId() throws Exception {
-        Task<String> named = loop.createTask("fetch", () -> Thread.currentThread().getName());
+    void aTasksThreadCarriesItsName() throws Exception {
+        String given = new String("fetch");
+        Task<Thread> named = loop.createTask(given, Thread::currentThread);
         Task<String> unnamed = loop.createTask(null, () -> Thread.currentThread().getName());
         loop.runUntilComplete(unnamed);
-        assertEquals("task 'fetch' #" + named.id(), named.result());
-        assertEquals("task 'Task-" + unnamed.id() + "' #" + unnamed.id(), unnamed.result());
+        assertSame(given, named.result().getName(), "the given name itself, not a copy");
+        assertEquals("Task-" + unnamed.id(), unnamed.result());
     }
 
     @Test
