@@ -18,23 +18,31 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Heap and resident memory of 100,000 loop-core tasks suspended on a future nobody completes.
- * Each sample is a fresh JVM (a JVM that measured once reuses its resident pages, so its next
- * growth reads near zero), which first runs 1,000 such tasks so that class loading and JIT are
- * not counted. {@code java -cp benchmarks.jar io.loopdiag.bench.SuspendedMemory [--smoke]
- * [--agent JAR]} prints two JSON lines, {@code heap} and {@code rss}, in MB (10^6 bytes).
+ * Heap and resident memory of 100,000 loop-core tasks suspended on a future nobody completes,
+ * each sample in fresh JVMs (a JVM that measured once reuses its resident pages, so its next
+ * growth reads near zero). A suspended task keeps its frames as they were compiled when it
+ * parked (docs/decisions.md: an interpreted task's stack chunk is four times a compiled one's),
+ * so the heap is measured twice: {@code heap} after 50,000 such tasks have run, as in a service
+ * that has served a while (the JIT has compiled the await path), and {@code heap-first}, the
+ * JVM's first 100,000 after 1,000 (classes loaded, little compiled). {@code rss} is measured
+ * with {@code heap-first}: the warm-up's garbage would already be resident. {@code java -cp
+ * benchmarks.jar io.loopdiag.bench.SuspendedMemory [--smoke] [--agent JAR]} prints the three as
+ * JSON lines, in MB (10^6 bytes).
  */
 public final class SuspendedMemory {
     static final int TASKS = 100_000;
     private static final int SAMPLES = 3;
+    /** The warm-up of {@code heap}: rounds of tasks that suspend, then finish. */
+    private static final int WARM_ROUNDS = 5;
+    private static final int WARM_TASKS = 10_000;
     private static final double MB = 1e6;
 
     private SuspendedMemory() {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length == 2 && args[0].equals("--child")) {
-            long[] growth = measure(Integer.parseInt(args[1]));
+        if (args.length == 3 && args[0].equals("--child")) {
+            long[] growth = measure(Integer.parseInt(args[1]), args[2].equals("warm"));
             System.out.println(growth[0] + " " + growth[1]);
             return;
         }
@@ -45,33 +53,47 @@ public final class SuspendedMemory {
         int tasks = smoke ? TASKS / 1000 : TASKS;
         int samples = smoke ? 1 : SAMPLES;
         double[] heap = new double[samples];
+        double[] heapFirst = new double[samples];
         double[] rss = new double[samples];
         for (int i = 0; i < samples; i++) {
-            // loop-core's fast setup, as in every loop-core benchmark: the loop's own carrier thread.
-            List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                    "--add-opens=java.base/java.lang=ALL-UNNAMED"));
-            if (agent != null) {
-                command.add("-javaagent:" + agent + "=log=off");
-            }
-            command.addAll(List.of("-cp", System.getProperty("java.class.path"), SuspendedMemory.class.getName(),
-                    "--child", Integer.toString(tasks)));
-            Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            String[] line = new String(child.getInputStream().readAllBytes()).trim().split(" ");
-            if (child.waitFor() != 0 || line.length != 2) {
-                throw new IllegalStateException("the measuring JVM failed: " + String.join(" ", line));
-            }
-            heap[i] = Long.parseLong(line[0]) / MB;
-            rss[i] = Long.parseLong(line[1]) / MB;
+            heap[i] = child(agent, tasks, "warm")[0] / MB;
+            long[] first = child(agent, tasks, "first");
+            heapFirst[i] = first[0] / MB;
+            rss[i] = first[1] / MB;
         }
         String variant = agent != null ? "agent" : "default";
-        String note = tasks + " tasks each awaiting a never-completed future; growth after System.gc(); a fresh JVM per sample";
-        System.out.println(Results.line("suspended-memory", "loop-core", variant, "MB", heap, "{\"tasks\":" + tasks + ",\"measure\":\"heap\"}", note));
-        System.out.println(Results.line("suspended-memory", "loop-core", variant, "MB", rss, "{\"tasks\":" + tasks + ",\"measure\":\"rss\"}", note));
+        String note = tasks + " tasks each awaiting a never-completed future; growth after System.gc(); fresh JVMs per sample";
+        System.out.println(Results.line("suspended-memory", "loop-core", variant, "MB", heap,
+                "{\"tasks\":" + tasks + ",\"measure\":\"heap\"}", note + "; after " + WARM_ROUNDS * WARM_TASKS + " such tasks"));
+        System.out.println(Results.line("suspended-memory", "loop-core", variant, "MB", heapFirst,
+                "{\"tasks\":" + tasks + ",\"measure\":\"heap-first\"}", note + "; the JVM's first, after 1000"));
+        System.out.println(Results.line("suspended-memory", "loop-core", variant, "MB", rss,
+                "{\"tasks\":" + tasks + ",\"measure\":\"rss\"}", note + "; the JVM's first, after 1000"));
+    }
+
+    /** Heap and RSS growth, in bytes, measured by a fresh JVM after the warm-up named. */
+    private static long[] child(String agent, int tasks, String warmUp) throws Exception {
+        // loop-core's fast setup, as in every loop-core benchmark: the loop's own carrier thread.
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "--add-opens=java.base/java.lang=ALL-UNNAMED"));
+        if (agent != null) {
+            command.add("-javaagent:" + agent + "=log=off");
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), SuspendedMemory.class.getName(),
+                "--child", Integer.toString(tasks), warmUp));
+        Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String[] line = new String(child.getInputStream().readAllBytes()).trim().split(" ");
+        if (child.waitFor() != 0 || line.length != 2) {
+            throw new IllegalStateException("the measuring JVM failed: " + String.join(" ", line));
+        }
+        return new long[] {Long.parseLong(line[0]), Long.parseLong(line[1])};
     }
 
     /** Heap and RSS growth, in bytes, of {@code tasks} suspended tasks, measured while they are suspended. */
-    private static long[] measure(int tasks) throws Exception {
-        suspend(1_000, null); // warm-up: classes loaded, code compiled
+    private static long[] measure(int tasks, boolean warm) throws Exception {
+        for (int round = 0; round < (warm ? WARM_ROUNDS : 1); round++) {
+            suspend(warm ? WARM_TASKS : 1_000, null);
+        }
         long[] before = {usedHeap(), rss()};
         long[] after = new long[2];
         suspend(tasks, after);
