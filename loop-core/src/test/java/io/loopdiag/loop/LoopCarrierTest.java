@@ -56,14 +56,27 @@ class LoopCarrierTest {
 
     /**
      * A task's thread woken by the timeout of a blocking call in the task runs on the JDK's
-     * scheduler, and is back on the loop's carrier once the loop has stepped it again.
+     * scheduler, and is back on the loop's carrier once the loop has stepped it again. The step
+     * waits until the thread has parked: stepped before that, it finds its permit and runs on
+     * where it is, as it may.
      */
     @Test
     void aTaskWokenOutsideAHandOffComesBackToTheCarrierAtTheNext() throws Exception {
         String[] seen = test.run(() -> {
             Thread.sleep(5); // a blocking call: the JDK's timer unparks the thread
             String woken = Thread.currentThread().toString();
-            sleep(Duration.ofMillis(1)); // parks until the loop steps it again
+            Thread me = Thread.currentThread();
+            Future<Void> parked = loop.createFuture();
+            Runnable[] check = new Runnable[1];
+            check[0] = () -> {
+                if (me.getState() == Thread.State.WAITING) {
+                    parked.setResult(null);
+                } else {
+                    loop.callLater(Duration.ofMillis(1), check[0]);
+                }
+            };
+            loop.callSoon(check[0]);
+            await(parked); // parks until the loop steps it again
             return new String[] {woken, Thread.currentThread().toString()};
         });
         assertFalse(seen[0].contains("loopdiag-carrier"), seen[0]);
