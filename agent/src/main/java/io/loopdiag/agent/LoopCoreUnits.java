@@ -24,9 +24,8 @@ final class LoopCoreUnits {
         String unit;
         if (task != null) {
             unit = " in task " + taskName;
-        } else if (loop != null && loop.currentHandle() != null) {
-            Handle handle = loop.currentHandle();
-            unit = " in callback " + handle.describeCallback();
+        } else if (loop != null && loop.currentCallback() != null) {
+            unit = " in callback " + Handle.describe(loop.currentCallback());
         } else {
             unit = " on the loop thread";
         }
@@ -62,7 +61,7 @@ final class LoopCoreUnits {
 
         @Override
         public Object currentWork() {
-            return loop.currentHandle();
+            return loop.currentCallback();
         }
 
         @Override

@@ -171,6 +171,10 @@ final class Baton {
         }
     }
 
+    boolean isHeldBy(Thread thread) {
+        return holder == thread;
+    }
+
     /** Throws IllegalStateException unless the calling thread holds the baton or nobody does. */
     void check() {
         Thread current = holder;

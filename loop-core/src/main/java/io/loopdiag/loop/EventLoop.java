@@ -38,8 +38,8 @@ import sun.misc.Signal;
  *   <li>{@code runReady}: runs exactly the handles that were ready when this phase began: callbacks
  *       scheduled now run in the next iteration.</li>
  * </ol>
- * {@code dispatch} is the one method that invokes callbacks. It publishes the handle it runs and
- * counts dispatches ({@link #currentHandle()}, {@link #dispatchCount()}); the agent finds a slow
+ * {@code dispatch} is the one method that invokes callbacks. It publishes the callback it runs and
+ * counts dispatches ({@link #currentCallback()}, {@link #dispatchCount()}); the agent finds a slow
  * callback by sampling those from a watchdog thread, with nothing woven into the dispatch itself.
  *
  * <p>The loop runs on a virtual thread ({@link #runForever()} called from a platform thread
@@ -51,7 +51,7 @@ import sun.misc.Signal;
  * wrong-thread call throws {@link IllegalStateException} at once. The {@code snapshot} and
  * {@code is*} queries may be called from any thread.
  */
-public final class EventLoop implements AutoCloseable {
+public final class EventLoop implements AutoCloseable, Executor {
 
     /** Cancelled timers are compacted out of the heap in one pass only once the heap holds more than this many. */
     private static final int MIN_TIMERS_FOR_COMPACTION = 100;
@@ -75,13 +75,13 @@ public final class EventLoop implements AutoCloseable {
 
     private static final AtomicLong LOOP_IDS = new AtomicLong();
 
-    private static final VarHandle CURRENT_HANDLE;
+    private static final VarHandle CURRENT_CALLBACK;
     private static final VarHandle WAKEUP_NEEDED;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            CURRENT_HANDLE = lookup.findVarHandle(EventLoop.class, "currentHandle", Handle.class);
+            CURRENT_CALLBACK = lookup.findVarHandle(EventLoop.class, "currentCallback", Runnable.class);
             WAKEUP_NEEDED = lookup.findVarHandle(EventLoop.class, "wakeupNeeded", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -94,7 +94,11 @@ public final class EventLoop implements AutoCloseable {
     private final LoopSelector selector;
     private final WeakRegistry.Ref<EventLoop> ref;
 
-    private final ArrayDeque<Handle> ready = new ArrayDeque<>();
+    /**
+     * The ready queue: a {@link Handle}, which can be cancelled, or a bare {@code Runnable}, which
+     * cannot and costs no object (a task's step, a done callback, {@link #execute}).
+     */
+    private final ArrayDeque<Object> ready = new ArrayDeque<>();
     private final ConcurrentLinkedQueue<Handle> threadsafeQueue = new ConcurrentLinkedQueue<>();
     private final PriorityQueue<TimerHandle> timers = new PriorityQueue<>(TimerHandle.ORDER);
     private int cancelledTimers;
@@ -112,8 +116,8 @@ public final class EventLoop implements AutoCloseable {
     private boolean eagerTasks;
     private volatile boolean closed;
 
-    @SuppressWarnings("unused") // through CURRENT_HANDLE: the handle being dispatched, for snapshots
-    private Handle currentHandle;
+    @SuppressWarnings("unused") // through CURRENT_CALLBACK: the callback being dispatched, for snapshots
+    private Runnable currentCallback;
     private long dispatchCount;
     private long clockStampNanos; // the clock when last read: at or before the current callback started
 
@@ -217,6 +221,28 @@ public final class EventLoop implements AutoCloseable {
     }
 
     /**
+     * Runs {@code callback} in a later iteration without a handle: it cannot be cancelled, and on
+     * the thread holding the loop it costs no object ({@link #callSoon} allocates its handle).
+     * Any thread, as the loop's {@link Executor}: from another thread it is {@link
+     * #callSoonThreadsafe}. {@code CompletableFuture.supplyAsync(work, loop)} runs {@code work} on
+     * the loop.
+     */
+    @Override
+    public void execute(Runnable callback) {
+        if (baton.isHeldBy(Thread.currentThread())) {
+            checkOpen();
+            ready.add(requireCallback(callback));
+        } else {
+            callSoonThreadsafe(callback);
+        }
+    }
+
+    /** Queues {@code callback}, which nobody can cancel, as ready: for the loop's own wake-ups. Loop thread only. */
+    void schedule(Runnable callback) {
+        ready.add(callback);
+    }
+
+    /**
      * Like {@link #callSoon} but callable from any thread: the callback is queued and a loop
      * blocked in select is woken.
      */
@@ -277,7 +303,7 @@ public final class EventLoop implements AutoCloseable {
         if (eagerTasks && isRunning()) {
             task.stepEagerly();
         } else {
-            ready.add(new Handle(this, task.step));
+            ready.add(task.step);
         }
         return task;
     }
@@ -568,33 +594,34 @@ public final class EventLoop implements AutoCloseable {
         readyLeft = ready.size();
         while (readyLeft > 0) {
             readyLeft--;
-            Handle handle = ready.poll();
-            if (!handle.isCancelled()) {
-                dispatch(handle);
+            Object next = ready.poll();
+            Runnable callback = next instanceof Handle handle ? handle.callback : (Runnable) next;
+            if (callback != null) { // a cancelled handle's callback is null
+                dispatch(callback, next);
             }
         }
     }
 
     /**
      * The single place where callbacks are invoked; an exception goes to the exception handler.
-     * What it publishes ({@link #currentHandle()}, {@link #dispatchCount()}) is what the agent's
+     * What it publishes ({@link #currentCallback()}, {@link #dispatchCount()}) is what the agent's
      * watchdog samples, and a callback's stack in a snapshot ends above this frame.
      */
-    private void dispatch(Handle handle) {
-        published(handle);
+    private void dispatch(Runnable callback, Object queued) {
+        published(callback);
         try {
-            handle.callback.run();
+            callback.run();
         } catch (Throwable failure) {
-            callExceptionHandler(new ExceptionContext(
-                    "Exception in callback " + handle.describeCallback(), failure, handle, null, null));
+            callExceptionHandler(new ExceptionContext("Exception in callback " + Handle.describe(callback), failure,
+                    queued instanceof Handle handle ? handle : null, null, null));
         } finally {
-            CURRENT_HANDLE.setOpaque(this, null);
+            CURRENT_CALLBACK.setOpaque(this, null);
         }
     }
 
-    /** {@code handle} runs now: what the watchdog samples, and the clock stamp every so many dispatches. */
-    private void published(Handle handle) {
-        CURRENT_HANDLE.setOpaque(this, handle);
+    /** {@code callback} runs now: what the watchdog samples, and the clock stamp every so many dispatches. */
+    private void published(Runnable callback) {
+        CURRENT_CALLBACK.setOpaque(this, callback);
         if ((++dispatchCount & CLOCK_STAMP_EVERY_MASK) == 0) {
             clockStampNanos = clock.nanoTime();
         }
@@ -614,13 +641,12 @@ public final class EventLoop implements AutoCloseable {
         if (readyLeft == 0 && !beginIterationInline()) {
             return null;
         }
-        Handle next = ready.peek();
-        if (!(next.callback instanceof Task.Step step) || !step.task().isResumable()) {
-            return null; // a cancelled handle's callback is null; a new task's thread is started by the loop
+        if (!(ready.peek() instanceof Task.Step step) || !step.task().isResumable()) {
+            return null; // a new task's thread is started by the loop
         }
         ready.poll();
         readyLeft--;
-        published(next);
+        published(step);
         return step.task();
     }
 
@@ -894,9 +920,12 @@ public final class EventLoop implements AutoCloseable {
         return timers.size();
     }
 
-    /** The handle being dispatched now, or null between callbacks. Any thread. */
-    public Handle currentHandle() {
-        return (Handle) CURRENT_HANDLE.getOpaque(this);
+    /**
+     * The callback being dispatched now (a task's step while the task runs), or null between
+     * callbacks; {@link Handle#describe} says what it is. Any thread.
+     */
+    public Runnable currentCallback() {
+        return (Runnable) CURRENT_CALLBACK.getOpaque(this);
     }
 
     /** How many callbacks this loop has dispatched. */

@@ -189,7 +189,7 @@ public class Future<T> {
     final void addDoneRunnable(Runnable runnable) {
         loop.checkThread();
         if (state != PENDING) {
-            loop.callSoon(runnable);
+            loop.schedule(runnable);
         } else if (callbacks == null) {
             callbacks = runnable;
         } else if (callbacks instanceof ArrayList<?> list) {
@@ -229,10 +229,10 @@ public class Future<T> {
         callbacks = null;
         if (pending instanceof ArrayList<?> list) {
             for (Object runnable : list) {
-                loop.callSoon((Runnable) runnable);
+                loop.schedule((Runnable) runnable);
             }
         } else if (pending != null) {
-            loop.callSoon((Runnable) pending);
+            loop.schedule((Runnable) pending);
         }
     }
 

@@ -38,7 +38,8 @@ public class Handle {
         return describe(callback);
     }
 
-    static String describe(Object callback) {
+    /** What {@code callback} is, as {@link #describeCallback} says it ({@link EventLoop#currentCallback}). */
+    public static String describe(Object callback) {
         if (callback == null) {
             return "<cancelled>";
         }

@@ -17,7 +17,7 @@ import java.util.function.Consumer;
  */
 final class LoopSelector {
     private final Selector selector;
-    private final ArrayDeque<Handle> ready;
+    private final ArrayDeque<Object> ready;
     private final Consumer<SelectionKey> onSelected = this::queueReadyChannel;
 
     /** The reader and writer handles of one registered channel. */
@@ -27,7 +27,7 @@ final class LoopSelector {
     }
 
     /** A selector whose ready channels' handles go to {@code ready}, the loop's ready queue. */
-    LoopSelector(ArrayDeque<Handle> ready) {
+    LoopSelector(ArrayDeque<Object> ready) {
         this.ready = ready;
         try {
             this.selector = Selector.open();

@@ -238,7 +238,7 @@ public final class Task<T> extends Future<T> {
 
     /** Lets every other ready callback run once, then continues (asyncio's {@code sleep(0)}). */
     void yieldOnce() {
-        loop.callSoon(step);
+        loop.schedule(step);
         suspend();
     }
 

@@ -57,7 +57,7 @@ class BatonTest {
                     for (int round = 1; round <= 3; round++) {
                         sleep(Duration.ZERO);
                         // Each step is published as the loop's handle and counted, whoever stepped it.
-                        seen.add(name + round + " " + loop.currentHandle().describeCallback().startsWith("step of Task[" + name + " "));
+                        seen.add(name + round + " " + Handle.describe(loop.currentCallback()).startsWith("step of Task[" + name + " "));
                         counted.put(name + round, loop.dispatchCount());
                         if (name.equals("a") && round == 1) {
                             Async.loop().callSoon(() -> seen.add("callback")); // for the next iteration, after b, c and d

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -79,6 +80,70 @@ class EventLoopTest {
         loop.callSoon(loop::stop);
         loop.runForever();
         assertEquals(List.of("first", "second", "scheduled by first"), log);
+    }
+
+    @Test
+    void executeOnTheLoopQueuesTheCallbackItselfInOrderWithHandlesAndTheNextIterationRunsIt() {
+        List<String> log = new ArrayList<>();
+        loop.callSoon(() -> {
+            log.add("first");
+            loop.execute(() -> log.add("executed by first"));
+            loop.callSoon(() -> log.add("scheduled by first"));
+            loop.stop();
+        });
+        loop.runForever();
+        assertEquals(List.of("first"), log);
+        loop.callSoon(loop::stop);
+        loop.runForever();
+        assertEquals(List.of("first", "executed by first", "scheduled by first"), log);
+    }
+
+    @Test
+    void anExecutedCallbackIsPublishedWhileItRunsAndItsFailureGoesToTheHandlerWithoutAHandle() {
+        List<ExceptionContext> handled = new ArrayList<>();
+        loop.setExceptionHandler((l, context) -> handled.add(context));
+        Runnable[] seen = new Runnable[1];
+        Runnable failing = new Runnable() {
+            @Override
+            public void run() {
+                seen[0] = loop.currentCallback();
+                throw new IllegalStateException("boom");
+            }
+
+            @Override
+            public String toString() {
+                return "the failing one";
+            }
+        };
+        loop.callSoon(() -> {
+            loop.execute(failing);
+            loop.execute(loop::stop);
+        });
+        loop.runForever();
+        assertSame(failing, seen[0]);
+        assertEquals(1, handled.size());
+        assertEquals("Exception in callback the failing one", handled.get(0).message());
+        assertEquals(null, handled.get(0).handle());
+        assertEquals("boom", handled.get(0).exception().getMessage());
+    }
+
+    @Test
+    void theLoopIsAnExecutorForOtherThreads() throws Exception {
+        Thread[] ranOn = new Thread[2];
+        Thread other = new Thread(() -> CompletableFuture.supplyAsync(() -> {
+            ranOn[0] = Thread.currentThread();
+            return loop.thread();
+        }, loop).thenAcceptAsync(thread -> {
+            ranOn[1] = thread;
+            loop.stop();
+        }, loop));
+        loop.callSoon(other::start); // from a running loop, which other's execute must wake
+        loop.runForever();
+        other.join();
+        assertNotNull(ranOn[0]);
+        assertSame(ranOn[1], ranOn[0], "ran on the loop's thread");
+        loop.close();
+        assertThrows(IllegalStateException.class, () -> loop.execute(() -> { }));
     }
 
     @Test

@@ -56,7 +56,7 @@ class SignalTest {
         Future<String> ran = loop.createFuture();
         loop.addSignalHandler("SIGWINCH", () -> {
             assertSame(loop, EventLoop.current());
-            ran.setResult(loop.currentHandle().describeCallback());
+            ran.setResult(Handle.describe(loop.currentCallback()));
         });
         loop.callSoon(() -> Signal.raise(WINCH));
         String callback = loop.runUntilComplete(ran);

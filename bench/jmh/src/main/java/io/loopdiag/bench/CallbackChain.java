@@ -17,7 +17,7 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * A callback that schedules the next one from inside itself, {@link #N} times: the loop's bare
- * dispatch cost. loop-core: {@code callSoon}; Netty: {@code execute} on its NIO event loop;
+ * dispatch cost. loop-core: {@code execute} ({@code callSoon} apart); Netty: {@code execute} on its NIO event loop;
  * kotlinx: a dispatch on a single-thread dispatcher. Score: ns per callback.
  */
 @State(Scope.Benchmark)
@@ -29,6 +29,7 @@ public class CallbackChain {
 
     private EventLoop loop;
     private final Runnable loopCoreStep = this::loopCoreStep;
+    private final Runnable loopCoreCallSoonStep = this::loopCoreCallSoonStep;
     private int remaining;
 
     private NioEventLoopGroup netty;
@@ -49,18 +50,37 @@ public class CallbackChain {
         netty.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
     }
 
+    /** {@code execute}, as Netty's chain: a callback nobody can cancel, queued without a handle. */
     @Benchmark
     @OperationsPerInvocation(N)
     public int loopCore() {
         remaining = N;
-        loop.callSoon(loopCoreStep);
+        loop.execute(loopCoreStep);
         loop.runForever();
         return remaining;
     }
 
     private void loopCoreStep() {
         if (--remaining > 0) {
-            loop.callSoon(loopCoreStep);
+            loop.execute(loopCoreStep);
+        } else {
+            loop.stop();
+        }
+    }
+
+    /** {@code callSoon}, asyncio's: each callback gets a {@link io.loopdiag.loop.Handle} that can cancel it. */
+    @Benchmark
+    @OperationsPerInvocation(N)
+    public int loopCoreCallSoon() {
+        remaining = N;
+        loop.callSoon(loopCoreCallSoonStep);
+        loop.runForever();
+        return remaining;
+    }
+
+    private void loopCoreCallSoonStep() {
+        if (--remaining > 0) {
+            loop.callSoon(loopCoreCallSoonStep);
         } else {
             loop.stop();
         }
