@@ -62,7 +62,7 @@ class BenchSmokeIT {
         assertTrue(markdown.contains("With eager tasks (`EventLoop.setEagerTasks(true)`"), markdown);
         assertTrue(markdown.contains("The floor under a task switch: one hand-off between two virtual threads"), markdown);
         assertTrue(markdown.contains("## Netty with the agent") && markdown.contains("| Thread.sleep(long) | yes |"), markdown);
-        assertTrue(markdown.contains("## The cost of loop health") && markdown.contains("| callback chain (1M `callSoon`) | "), markdown);
+        assertTrue(markdown.contains("## The cost of loop health") && markdown.contains("| callback chain (1M `execute`) | "), markdown);
         assertTrue(Files.readString(TOP.resolve("bench/results/smoke/ratios.svg")).startsWith("<svg"));
     }
 }
