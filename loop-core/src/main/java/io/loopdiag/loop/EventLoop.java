@@ -231,7 +231,7 @@ public final class EventLoop implements AutoCloseable, Executor {
     public void execute(Runnable callback) {
         if (baton.isHeldBy(Thread.currentThread())) {
             checkOpen();
-            ready.add(requireCallback(callback));
+            schedule(requireCallback(callback));
         } else {
             callSoonThreadsafe(callback);
         }

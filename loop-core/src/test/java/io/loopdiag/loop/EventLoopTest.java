@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -123,7 +124,7 @@ class EventLoopTest {
         assertSame(failing, seen[0]);
         assertEquals(1, handled.size());
         assertEquals("Exception in callback the failing one", handled.get(0).message());
-        assertEquals(null, handled.get(0).handle());
+        assertNull(handled.get(0).handle());
         assertEquals("boom", handled.get(0).exception().getMessage());
     }
 
