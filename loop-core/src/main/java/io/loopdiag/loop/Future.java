@@ -14,17 +14,23 @@ import java.util.function.Consumer;
  * retrieved", which the agent reports.
  */
 public class Future<T> {
-    // state values: PENDING until completed; then CANCELLED or FINISHED (with a result or an exception)
+    // state values: PENDING until completed; then CANCELLED, FINISHED or FAILED; RETRIEVED is a flag on top of FAILED
     private static final int PENDING = 0;
     private static final int CANCELLED = 1;
     private static final int FINISHED = 2;
+    private static final int FAILED = 3;
+    private static final int DONE_MASK = 3;
+    private static final int RETRIEVED = 4;
 
     final EventLoop loop;
+    /** One of the states above, and whether a failure's exception was asked for. */
     private int state = PENDING;
-    private T result;
-    private Throwable exception;
-    private String cancelMessage;
-    private boolean exceptionRetrieved;
+    /**
+     * What the state says: the result (FINISHED), the exception (FAILED), the cancellation's message
+     * (CANCELLED, or a pending task's requested one, see {@link #holdCancelMessage}). One field for
+     * the three, and the flag in {@code state}, keep a future at 40 bytes, not 56.
+     */
+    private Object outcome;
     private Object callbacks; // null, one Runnable, or an ArrayList<Runnable>: most futures have one waiter
     /** What kind of thing a task awaiting this future waits for ({@link AwaitKinds}), and what exactly, for dumps. */
     final String awaitKind;
@@ -86,11 +92,21 @@ public class Future<T> {
         return state == CANCELLED;
     }
 
+    private int done() {
+        return state & DONE_MASK;
+    }
+
+    private void markRetrieved() {
+        if (state == FAILED) {
+            state = FAILED | RETRIEVED;
+        }
+    }
+
     /** Finishes the future with a result. Throws {@link InvalidStateException} if already done. */
     public void setResult(T value) {
         loop.checkThread();
         checkPending();
-        result = value;
+        outcome = value;
         state = FINISHED;
         scheduleCallbacks();
     }
@@ -105,8 +121,8 @@ public class Future<T> {
             throw new IllegalArgumentException("use cancel(), not setException(CancelledException)");
         }
         checkPending();
-        exception = failure;
-        state = FINISHED;
+        outcome = failure;
+        state = FAILED;
         scheduleCallbacks();
     }
 
@@ -117,11 +133,11 @@ public class Future<T> {
 
     public boolean cancel(String message) {
         loop.checkThread();
-        exceptionRetrieved = true; // cancelling is a way of saying "I don't need the exception"
         if (state != PENDING) {
+            markRetrieved(); // cancelling is a way of saying "I don't need the exception"
             return false;
         }
-        cancelMessage = message;
+        outcome = message;
         state = CANCELLED;
         scheduleCallbacks();
         return true;
@@ -132,30 +148,31 @@ public class Future<T> {
      * cancelled, {@link InvalidStateException} if still pending). Counts as retrieving the
      * exception.
      */
+    @SuppressWarnings("unchecked")
     public T result() throws Exception {
         if (state == CANCELLED) {
-            throw new CancelledException(cancelMessage);
+            throw new CancelledException((String) outcome);
         }
         if (state == PENDING) {
             throw new InvalidStateException("result is not set yet");
         }
-        exceptionRetrieved = true;
-        if (exception != null) {
-            throw rethrowable(exception);
+        if (done() == FAILED) {
+            markRetrieved();
+            throw rethrowable((Throwable) outcome);
         }
-        return result;
+        return (T) outcome;
     }
 
     /** The exception, or null if it finished normally; counts as retrieving it. */
     public Throwable exception() {
         if (state == CANCELLED) {
-            throw new CancelledException(cancelMessage);
+            throw new CancelledException((String) outcome);
         }
         if (state == PENDING) {
             throw new InvalidStateException("exception is not set yet");
         }
-        exceptionRetrieved = true;
-        return exception;
+        markRetrieved();
+        return peekException();
     }
 
     /**
@@ -163,12 +180,12 @@ public class Future<T> {
      * condition asyncio logs as "exception was never retrieved" when such a future is collected.
      */
     public final boolean hasUnretrievedException() {
-        return exception != null && !exceptionRetrieved;
+        return state == FAILED;
     }
 
     /** The exception without counting as retrieval, for diagnostics; null if none. */
     public final Throwable peekException() {
-        return exception;
+        return done() == FAILED ? (Throwable) outcome : null;
     }
 
     /**
@@ -248,26 +265,29 @@ public class Future<T> {
             return;
         }
         if (state == CANCELLED) {
-            other.cancel(cancelMessage);
-        } else if (exception != null) {
-            exceptionRetrieved = true;
-            other.setException(exception);
+            other.cancel((String) outcome);
+        } else if (done() == FAILED) {
+            markRetrieved();
+            other.setException((Throwable) outcome);
         } else {
+            @SuppressWarnings("unchecked") T result = (T) outcome;
             other.setResult(result);
         }
     }
 
     /** The message of a cancellation: the one done, or, on a pending task, the one requested (see {@link #holdCancelMessage}). */
     final String cancelMessage() {
-        return cancelMessage;
+        return state == CANCELLED || state == PENDING ? (String) outcome : null;
     }
 
     /**
      * Keeps a pending task's requested cancellation message until the cancellation happens, in the
-     * field that then holds it: a task is a future, and one field fewer keeps it at 104 bytes.
+     * field that then holds it.
      */
     final void holdCancelMessage(String message) {
-        cancelMessage = message;
+        if (state == PENDING) {
+            outcome = message;
+        }
     }
 
     /** A checked exception is re-thrown as it is; a bare Throwable (neither Exception nor Error) is wrapped. */
@@ -286,7 +306,8 @@ public class Future<T> {
         return switch (state) {
             case PENDING -> "pending";
             case CANCELLED -> "cancelled";
-            default -> exception != null ? "failed" : "finished";
+            case FINISHED -> "finished";
+            default -> "failed";
         };
     }
 

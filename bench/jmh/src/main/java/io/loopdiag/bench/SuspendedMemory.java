@@ -18,7 +18,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Heap and resident memory of 100,000 loop-core tasks suspended on a future nobody completes,
+ * Heap and resident memory of 100,000 loop-core tasks, each suspended on its own future nobody completes,
  * each sample in fresh JVMs (a JVM that measured once reuses its resident pages, so its next
  * growth reads near zero). A suspended task keeps its frames as they were compiled when it
  * parked (docs/decisions.md: an interpreted task's stack chunk is four times a compiled one's),
@@ -62,7 +62,7 @@ public final class SuspendedMemory {
             rss[i] = first[1] / MB;
         }
         String variant = agent != null ? "agent" : "default";
-        String note = tasks + " tasks each awaiting a never-completed future; growth after System.gc(); fresh JVMs per sample";
+        String note = tasks + " tasks each awaiting its own never-completed future (counted); growth after System.gc(); fresh JVMs per sample";
         System.out.println(Results.line("suspended-memory", "loop-core", variant, "MB", heap,
                 "{\"tasks\":" + tasks + ",\"measure\":\"heap\"}", note + "; after " + WARM_ROUNDS * WARM_TASKS + " such tasks"));
         System.out.println(Results.line("suspended-memory", "loop-core", variant, "MB", heapFirst,
@@ -103,9 +103,9 @@ public final class SuspendedMemory {
     private static void suspend(int tasks, long[] measured) throws Exception {
         try (EventLoop loop = new EventLoop()) {
             loop.runUntilComplete(Coroutine.of("main", () -> {
-                Future<Void> never = Async.loop().createFuture();
                 List<Task<Void>> all = new ArrayList<>(tasks);
                 for (int i = 0; i < tasks; i++) {
+                    Future<Void> never = Async.loop().createFuture(); // its own, as the peers' tasks have theirs
                     all.add(Async.createTask("suspended", () -> await(never)));
                 }
                 sleep(Duration.ZERO); // each task has run to its await
