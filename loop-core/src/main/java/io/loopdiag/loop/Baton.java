@@ -39,6 +39,13 @@ final class Baton {
      */
     private final ArrayDeque<EagerCaller> eagerCallers = new ArrayDeque<>();
 
+    /**
+     * The body of every task's thread: it waits for the baton, which comes with the task it is the
+     * thread of ({@link #task}), and runs that task's coroutine. One per loop, where one per task
+     * cost 16 bytes a task (docs/decisions.md).
+     */
+    final Runnable taskThreadBody = this::runTaskThread;
+
     /** A thread waiting for an eager task's first step, and the task it runs (null: the loop itself). */
     private record EagerCaller(Thread thread, Task<?> task) {
     }
@@ -100,6 +107,11 @@ final class Baton {
 
     Task<?> task() {
         return task;
+    }
+
+    private void runTaskThread() {
+        awaitBaton();
+        task.runCoroutine();
     }
 
     /** Loop side of a task step: hands the baton to the task's thread and waits until it comes back. */

@@ -81,7 +81,7 @@ public final class EventLoop implements AutoCloseable, Executor {
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            CURRENT_CALLBACK = lookup.findVarHandle(EventLoop.class, "currentCallback", Runnable.class);
+            CURRENT_CALLBACK = lookup.findVarHandle(EventLoop.class, "currentCallback", Object.class);
             WAKEUP_NEEDED = lookup.findVarHandle(EventLoop.class, "wakeupNeeded", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -117,7 +117,7 @@ public final class EventLoop implements AutoCloseable, Executor {
     private volatile boolean closed;
 
     @SuppressWarnings("unused") // through CURRENT_CALLBACK: the callback being dispatched, for snapshots
-    private Runnable currentCallback;
+    private Object currentCallback;
     private long dispatchCount;
     private long clockStampNanos; // the clock when last read: at or before the current callback started
 
@@ -237,8 +237,11 @@ public final class EventLoop implements AutoCloseable, Executor {
         }
     }
 
-    /** Queues {@code callback}, which nobody can cancel, as ready: for the loop's own wake-ups. Loop thread only. */
-    void schedule(Runnable callback) {
+    /**
+     * Queues {@code callback}, which nobody can cancel, as ready: a {@code Runnable}, or a {@link
+     * Task} to step. For the loop's own wake-ups. Loop thread only.
+     */
+    void schedule(Object callback) {
         ready.add(callback);
     }
 
@@ -303,7 +306,7 @@ public final class EventLoop implements AutoCloseable, Executor {
         if (eagerTasks && isRunning()) {
             task.stepEagerly();
         } else {
-            ready.add(task.step);
+            ready.add(task);
         }
         return task;
     }
@@ -405,11 +408,11 @@ public final class EventLoop implements AutoCloseable, Executor {
             throw new IllegalArgumentException(future + " belongs to another event loop");
         }
         Runnable stopWhenDone = this::stop;
-        future.addDoneRunnable(stopWhenDone);
+        future.addWaiter(stopWhenDone);
         try {
             runForever();
         } finally {
-            future.removeDoneRunnable(stopWhenDone);
+            future.removeWaiter(stopWhenDone);
         }
         if (!future.isDone()) {
             throw new IllegalStateException("event loop stopped before the future completed");
@@ -595,7 +598,7 @@ public final class EventLoop implements AutoCloseable, Executor {
         while (readyLeft > 0) {
             readyLeft--;
             Object next = ready.poll();
-            Runnable callback = next instanceof Handle handle ? handle.callback : (Runnable) next;
+            Object callback = next instanceof Handle handle ? handle.callback : next;
             if (callback != null) { // a cancelled handle's callback is null
                 dispatch(callback, next);
             }
@@ -607,10 +610,14 @@ public final class EventLoop implements AutoCloseable, Executor {
      * What it publishes ({@link #currentCallback()}, {@link #dispatchCount()}) is what the agent's
      * watchdog samples, and a callback's stack in a snapshot ends above this frame.
      */
-    private void dispatch(Runnable callback, Object queued) {
+    private void dispatch(Object callback, Object queued) {
         published(callback);
         try {
-            callback.run();
+            if (callback instanceof Task<?> task) {
+                task.step();
+            } else {
+                ((Runnable) callback).run();
+            }
         } catch (Throwable failure) {
             callExceptionHandler(new ExceptionContext("Exception in callback " + Handle.describe(callback), failure,
                     queued instanceof Handle handle ? handle : null, null, null));
@@ -620,7 +627,7 @@ public final class EventLoop implements AutoCloseable, Executor {
     }
 
     /** {@code callback} runs now: what the watchdog samples, and the clock stamp every so many dispatches. */
-    private void published(Runnable callback) {
+    private void published(Object callback) {
         CURRENT_CALLBACK.setOpaque(this, callback);
         if ((++dispatchCount & CLOCK_STAMP_EVERY_MASK) == 0) {
             clockStampNanos = clock.nanoTime();
@@ -641,13 +648,13 @@ public final class EventLoop implements AutoCloseable, Executor {
         if (readyLeft == 0 && !beginIterationInline()) {
             return null;
         }
-        if (!(ready.peek() instanceof Task.Step step) || !step.task().isResumable()) {
+        if (!(ready.peek() instanceof Task<?> next) || !next.isResumable()) {
             return null; // a new task's thread is started by the loop
         }
         ready.poll();
         readyLeft--;
-        published(step);
-        return step.task();
+        published(next);
+        return next;
     }
 
     /**
@@ -924,8 +931,8 @@ public final class EventLoop implements AutoCloseable, Executor {
      * The callback being dispatched now (a task's step while the task runs), or null between
      * callbacks; {@link Handle#describe} says what it is. Any thread.
      */
-    public Runnable currentCallback() {
-        return (Runnable) CURRENT_CALLBACK.getOpaque(this);
+    public Object currentCallback() {
+        return CURRENT_CALLBACK.getOpaque(this);
     }
 
     /** How many callbacks this loop has dispatched. */

@@ -31,7 +31,7 @@ public class Future<T> {
      * the three, and the flag in {@code state}, keep a future at 40 bytes, not 56.
      */
     private Object outcome;
-    private Object callbacks; // null, one Runnable, or an ArrayList<Runnable>: most futures have one waiter
+    private Object callbacks; // null, one waiter (see addWaiter), or an ArrayList of them: most futures have one
     /** What kind of thing a task awaiting this future waits for ({@link AwaitKinds}), and what exactly, for dumps. */
     final String awaitKind;
     final String awaitLabel;
@@ -193,7 +193,7 @@ public class Future<T> {
      * done already). Loop thread only.
      */
     public void addDoneCallback(Consumer<? super Future<T>> callback) {
-        addDoneRunnable(new DoneCallback<>(this, callback));
+        addWaiter(new DoneCallback<>(this, callback));
     }
 
     /** Removes every registration of {@code callback}; returns how many were removed. */
@@ -202,39 +202,42 @@ public class Future<T> {
         return removeMatching(r -> r instanceof DoneCallback<?> d && d.callback == callback);
     }
 
-    /** Schedules {@code runnable} when done: the form tasks use to be woken without an extra object. */
-    final void addDoneRunnable(Runnable runnable) {
+    /**
+     * Schedules {@code waiter} when done, as {@link EventLoop#schedule} takes it: a {@code Runnable},
+     * or a {@link Task} to step, which a task awaiting this future is woken with, no object made.
+     */
+    final void addWaiter(Object waiter) {
         loop.checkThread();
         if (state != PENDING) {
-            loop.schedule(runnable);
+            loop.schedule(waiter);
         } else if (callbacks == null) {
-            callbacks = runnable;
+            callbacks = waiter;
         } else if (callbacks instanceof ArrayList<?> list) {
-            @SuppressWarnings("unchecked") ArrayList<Runnable> runnables = (ArrayList<Runnable>) list;
-            runnables.add(runnable);
+            @SuppressWarnings("unchecked") ArrayList<Object> waiters = (ArrayList<Object>) list;
+            waiters.add(waiter);
         } else {
-            ArrayList<Runnable> runnables = new ArrayList<>(4);
-            runnables.add((Runnable) callbacks);
-            runnables.add(runnable);
-            callbacks = runnables;
+            ArrayList<Object> list = new ArrayList<>(4);
+            list.add(callbacks);
+            list.add(waiter);
+            callbacks = list;
         }
     }
 
-    final int removeDoneRunnable(Runnable runnable) {
-        return removeMatching(r -> r == runnable);
+    final int removeWaiter(Object waiter) {
+        return removeMatching(w -> w == waiter);
     }
 
-    private int removeMatching(java.util.function.Predicate<Runnable> matches) {
+    private int removeMatching(java.util.function.Predicate<Object> matches) {
         if (callbacks == null) {
             return 0;
         }
         if (callbacks instanceof ArrayList<?> list) {
             int before = list.size();
-            @SuppressWarnings("unchecked") ArrayList<Runnable> runnables = (ArrayList<Runnable>) list;
-            runnables.removeIf(matches);
-            return before - runnables.size();
+            @SuppressWarnings("unchecked") ArrayList<Object> waiters = (ArrayList<Object>) list;
+            waiters.removeIf(matches);
+            return before - waiters.size();
         }
-        if (matches.test((Runnable) callbacks)) {
+        if (matches.test(callbacks)) {
             callbacks = null;
             return 1;
         }
@@ -245,11 +248,11 @@ public class Future<T> {
         Object pending = callbacks;
         callbacks = null;
         if (pending instanceof ArrayList<?> list) {
-            for (Object runnable : list) {
-                loop.schedule((Runnable) runnable);
+            for (Object waiter : list) {
+                loop.schedule(waiter);
             }
         } else if (pending != null) {
-            loop.schedule((Runnable) pending);
+            loop.schedule(pending);
         }
     }
 

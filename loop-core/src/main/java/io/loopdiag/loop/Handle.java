@@ -43,8 +43,8 @@ public class Handle {
         if (callback == null) {
             return "<cancelled>";
         }
-        if (callback instanceof Task.Step step) {
-            return "step of " + step.task();
+        if (callback instanceof Task<?> task) {
+            return "step of " + task;
         }
         String text = callback.toString();
         // A lambda's toString is Outer$$Lambda/0x...@hash: keep the class that wrote it.

@@ -203,11 +203,11 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
 
     /** The callback {@code loop} is dispatching now, or null; the cheap part of a snapshot, for watchdogs. */
     static RunningCallback runningCallback(EventLoop loop, boolean withStack) {
-        Runnable callback = loop.currentCallback();
+        Object callback = loop.currentCallback();
         if (callback == null) {
             return null;
         }
-        Task<?> stepped = callback instanceof Task.Step step ? step.task() : null;
+        Task<?> stepped = callback instanceof Task<?> task ? task : null;
         Thread runner = runningThread(loop);
         List<StackTraceElement> stack = withStack && runner != null ? runningStack(runner.getStackTrace()) : List.of();
         return new RunningCallback(Handle.describe(callback), loop.clockStampNanos(),
@@ -216,11 +216,11 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
 
     /** The thread running the callback {@code loop} dispatches now, or null: see {@link EventLoop#runningThread()}. */
     static Thread runningThread(EventLoop loop) {
-        Runnable callback = loop.currentCallback();
+        Object callback = loop.currentCallback();
         if (callback == null) {
             return null;
         }
-        return callback instanceof Task.Step step ? step.task().thread() : loop.thread();
+        return callback instanceof Task<?> task ? task.thread() : loop.thread();
     }
 
     private static TaskSnapshot taskSnapshot(Task<?> task, boolean withStacks,

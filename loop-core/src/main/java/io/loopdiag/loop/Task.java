@@ -18,7 +18,6 @@ public final class Task<T> extends Future<T> {
     private final long id;
     private final String name;
     private final Coroutine.Body<T> body;
-    final Step step = new Step(this);
     /** This task's slot in its loop's {@link TaskTable}, or -1 when it is not in it. */
     int slot = -1;
 
@@ -172,7 +171,7 @@ public final class Task<T> extends Future<T> {
      * {@code task 'fetch' #12}, see docs/decisions.md).
      */
     private Thread newThread() {
-        return Thread.ofVirtual().name(name()).unstarted(step);
+        return Thread.ofVirtual().name(name()).unstarted(loop.baton.taskThreadBody);
     }
 
     /** Whether a step would resume this task's parked thread (not start it, not skip a finished task). */
@@ -182,8 +181,8 @@ public final class Task<T> extends Future<T> {
 
     // ---- the coroutine's own thread ---------------------------------------------------------------
 
-    private void runCoroutine() {
-        loop.baton.awaitBaton();
+    /** The task's thread, once it holds the baton for the task's first step ({@link Baton#taskThreadBody}). */
+    void runCoroutine() {
         T value = null;
         Throwable failure = null;
         boolean cancelled = false;
@@ -228,7 +227,7 @@ public final class Task<T> extends Future<T> {
             mustCancel = false; // the cancellation now travels through the future
         }
         waitingOn = future;
-        future.addDoneRunnable(step);
+        future.addWaiter(this);
         try {
             suspend();
         } finally {
@@ -238,7 +237,7 @@ public final class Task<T> extends Future<T> {
 
     /** Lets every other ready callback run once, then continues (asyncio's {@code sleep(0)}). */
     void yieldOnce() {
-        loop.schedule(step);
+        loop.schedule(this);
         suspend();
     }
 
@@ -269,26 +268,5 @@ public final class Task<T> extends Future<T> {
     @Override
     public String toString() {
         return "Task[" + name() + " #" + id + ", " + stateName() + "]";
-    }
-
-    /**
-     * The callback that steps a task, one per task, reused for every step; and its thread's body,
-     * which runs the coroutine: one object where two would cost 16 bytes a task more. A step runs
-     * on the loop's side, never on the task's own thread, which calls it only as its body.
-     */
-    record Step(Task<?> task) implements Runnable {
-        @Override
-        public void run() {
-            if (Thread.currentThread() == task.thread) {
-                task.runCoroutine();
-            } else {
-                task.step();
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "step of " + task;
-        }
     }
 }

@@ -103,7 +103,7 @@ class EventLoopTest {
     void anExecutedCallbackIsPublishedWhileItRunsAndItsFailureGoesToTheHandlerWithoutAHandle() {
         List<ExceptionContext> handled = new ArrayList<>();
         loop.setExceptionHandler((l, context) -> handled.add(context));
-        Runnable[] seen = new Runnable[1];
+        Object[] seen = new Object[1];
         Runnable failing = new Runnable() {
             @Override
             public void run() {
