@@ -31,7 +31,7 @@ import java.util.List;
  */
 public final class SuspendedMemory {
     static final int TASKS = 100_000;
-    private static final int SAMPLES = 3;
+    private static final int SAMPLES = 5; // as the peers take
     /** The warm-up of {@code heap}: rounds of tasks that suspend, then finish. */
     private static final int WARM_ROUNDS = 5;
     private static final int WARM_TASKS = 10_000;
