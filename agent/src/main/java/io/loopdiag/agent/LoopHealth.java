@@ -12,8 +12,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * Every loop's health as numbers, always on: its lag (how late a unit of work starts after it
  * became ready: a probe posted to the loop every {@value #PROBE_EVERY_MILLIS} ms measures it, as
- * Node's {@code monitorEventLoopDelay} does with a timer; a probe the loop has not run yet counts
- * with its age, so a stuck loop shows its lag growing), its utilization (the share of the
+ * Node's {@code monitorEventLoopDelay} does with a timer, but only to a loop that runs a unit or
+ * ran one since the last probe: nothing waits on an idle loop, and waking it for nothing costs an
+ * idle service CPU; a probe the loop has not run yet counts with its age, so a stuck loop shows
+ * its lag growing), its utilization (the share of the
  * watchdog's samples that found it running a unit), its units per second, its queues and tasks,
  * and its findings by kind; rolled into a {@link LoopStatistics} once a second, which JMX, JFR,
  * Micrometer and {@code loopdiag top} read. Fed by the {@link Watchdog}'s samples on its thread;
@@ -29,6 +31,13 @@ final class LoopHealth {
         long samples;
         long busy;
         long lastProbeNanos;
+        /**
+         * The loop's unit count, the probes left out, as the first sample after the last probe saw
+         * it: what the probe's wake-up counted besides (an empty I/O batch of Netty 4.2) is in it,
+         * so that a loop that ran nothing since is seen idle. -1 before the first probe.
+         */
+        long quietUnits = -1;
+        long probeRunsSeen;
         // as the last roll left them
         long rolledSamples;
         long rolledBusy;
@@ -75,7 +84,17 @@ final class LoopHealth {
             loopStats.busy++;
         }
         Probe probe = loopStats.probe;
-        if (probe.postedNanos == 0 && nowNanos - loopStats.lastProbeNanos >= PROBE_EVERY_NANOS) {
+        if (probe.postedNanos != 0) {
+            return; // one waits to run: a loop is sent no other
+        }
+        long count = loop.workCount();
+        long runs = probe.runs; // read after the count: a probe ends after it is counted
+        long units = count - runs;
+        if (runs != loopStats.probeRunsSeen) {
+            loopStats.probeRunsSeen = runs;
+            loopStats.quietUnits = units;
+        }
+        if (nowNanos - loopStats.lastProbeNanos >= PROBE_EVERY_NANOS && (busy || units != loopStats.quietUnits)) {
             loopStats.lastProbeNanos = nowNanos;
             probe.postedNanos = System.nanoTime();
             if (!loop.post(probe)) {

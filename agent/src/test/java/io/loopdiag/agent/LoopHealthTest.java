@@ -120,6 +120,27 @@ class LoopHealthTest {
     }
 
     @Test
+    void anIdleLoopIsProbedAgainOnlyOnceItRunsAUnitOfItsOwnOrIsBusy() {
+        health.sample(loop, false, SECOND);
+        assertEquals(1, loop.posted.size(), "the first probe, to know the loop");
+        loop.posted.get(0).run();
+        loop.units++; // the probe is a unit of the loop
+        for (int sample = 1; sample <= 100; sample++) {
+            health.sample(loop, false, SECOND + sample * 5_000_000L);
+        }
+        assertEquals(1, loop.posted.size(), "half a second idle: no probe wakes it");
+        loop.units += 3; // three callbacks ran between two samples
+        health.sample(loop, false, 2 * SECOND);
+        assertEquals(2, loop.posted.size(), "it ran units of its own: probed");
+        loop.posted.get(1).run();
+        loop.units++;
+        health.sample(loop, false, 3 * SECOND);
+        assertEquals(2, loop.posted.size());
+        health.sample(loop, true, 4 * SECOND);
+        assertEquals(3, loop.posted.size(), "running a unit now: probed, so that a stuck loop's lag grows");
+    }
+
+    @Test
     void eachLoopHasItsOwnFindingsByKindAndAClosedLoopIsForgotten() {
         findings.report(new Occurrence(Kind.BLOCKING_CALL, "shop", null, "sleep", List.of(new StackTraceElement("a.B", "c", "B.java", 1)), null, 0));
         findings.report(new Occurrence(Kind.BLOCKING_CALL, "shop", null, "sleep", List.of(new StackTraceElement("a.B", "c", "B.java", 1)), null, 0));
