@@ -61,7 +61,10 @@ class WaitsOnTest {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Task<Void> main = loop.createTask("main", () -> {
             setup.call();
-            sleep(Duration.ofMillis(20)); // every task reaches its wait
+            // Every task reaches its wait: each yield lets the tasks made by the last ones run a step.
+            while (loop.allTasks().stream().anyMatch(task -> task != Task.current() && !task.isSuspended() && !task.isDone())) {
+                sleep(Duration.ZERO);
+            }
             Async.toThread(() -> waitInWorker(ready, release));
             for (Task<?> task : loop.allTasks()) {
                 if (task != Task.current()) {
