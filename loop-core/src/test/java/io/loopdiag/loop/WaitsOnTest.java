@@ -61,10 +61,7 @@ class WaitsOnTest {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Task<Void> main = loop.createTask("main", () -> {
             setup.call();
-            // Every task reaches its wait: each yield lets the tasks made by the last ones run a step.
-            while (loop.allTasks().stream().anyMatch(task -> task != Task.current() && !task.isSuspended() && !task.isDone())) {
-                sleep(Duration.ZERO);
-            }
+            untilEveryOtherTaskWaits();
             Async.toThread(() -> waitInWorker(ready, release));
             for (Task<?> task : loop.allTasks()) {
                 if (task != Task.current()) {
@@ -90,6 +87,13 @@ class WaitsOnTest {
         runner.join();
         if (failure.get() != null) {
             throw new AssertionError(failure.get());
+        }
+    }
+
+    /** Yields until every task but the caller is suspended or done: each yield lets the tasks the last ones made run a step. */
+    private void untilEveryOtherTaskWaits() throws Exception {
+        while (loop.allTasks().stream().anyMatch(task -> task != Task.current() && !task.isSuspended() && !task.isDone())) {
+            sleep(Duration.ZERO);
         }
     }
 
@@ -205,7 +209,7 @@ class WaitsOnTest {
                 condition.waitSignal();
                 return null;
             }));
-            sleep(Duration.ofMillis(5)); // the holders hold, the condition's waiter waits
+            untilEveryOtherTaskWaits(); // the holders hold, the condition's waiter waits
             createTask("locker", () -> lock.withLock(() -> null));
             createTask("permit-3", () -> semaphore.withPermit(() -> null));
             createTask("notifier", () -> condition.withLock(WaitsOnTest::sleepForAnHour));
