@@ -233,9 +233,8 @@ public class Future<T> {
         }
         if (callbacks instanceof ArrayList<?> list) {
             int before = list.size();
-            @SuppressWarnings("unchecked") ArrayList<Object> waiters = (ArrayList<Object>) list;
-            waiters.removeIf(matches);
-            return before - waiters.size();
+            list.removeIf(matches);
+            return before - list.size();
         }
         if (matches.test(callbacks)) {
             callbacks = null;

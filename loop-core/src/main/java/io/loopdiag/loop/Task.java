@@ -181,7 +181,7 @@ public final class Task<T> extends Future<T> {
 
     // ---- the coroutine's own thread ---------------------------------------------------------------
 
-    /** The task's thread, once it holds the baton for the task's first step ({@link Baton#taskThreadBody}). */
+    /** Runs the coroutine to its end, on the task's thread once it holds the baton ({@link Baton#taskThreadBody}). */
     void runCoroutine() {
         T value = null;
         Throwable failure = null;
