@@ -235,7 +235,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         return new TaskSnapshot(task.id(), task.name(), task.stateName(), awaiting, task.suspendedSinceNanos(), stack);
     }
 
-    /** Distinct stacks one walk keeps on its tasks for the next: past it, what it walks is not kept. */
+    /** Distinct stacks one walk keeps for the next: past it, what it walks is not kept. */
     private static final int MAX_KEPT_STACKS = 1_024;
 
     /**
@@ -244,20 +244,22 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
      * {@code hang}'s, walks only the tasks that ran since the last, where walking a parked virtual
      * thread's stack costs microseconds. One walk keeps at most {@link #MAX_KEPT_STACKS} distinct
      * stacks, shared by every task suspended at the same place ({@code kept}), so the heap a dump
-     * leaves behind in the target is bounded: about 24 bytes a task besides.
+     * leaves behind in the target is bounded: about 36 bytes a task besides, in the loop's
+     * {@link TaskTable}, not on the task (why: the table's comment).
      */
     private static List<StackTraceElement> suspensionStack(Task<?> task, Thread thread,
                                                            Map<List<StackTraceElement>, List<StackTraceElement>> kept) {
         int suspension = task.suspensions();
-        Task.WalkedStack walked = task.walked;
-        if (walked != null && walked.suspension() == suspension) {
-            return walked.frames();
+        TaskTable table = task.loop.tasks;
+        List<StackTraceElement> walked = table.walkedStack(task, suspension);
+        if (walked != null) {
+            return walked;
         }
         List<StackTraceElement> frames = suspensionStack(thread.getStackTrace());
         if (task.isSuspended() && task.suspensions() == suspension) { // still the suspension walked
             List<StackTraceElement> shared = kept.size() < MAX_KEPT_STACKS ? kept.computeIfAbsent(frames, same -> same) : kept.get(frames);
             if (shared != null) {
-                task.walked = new Task.WalkedStack(suspension, shared);
+                table.keepWalked(task, suspension, shared);
                 return shared;
             }
         }

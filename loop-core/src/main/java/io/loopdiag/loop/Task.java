@@ -2,7 +2,6 @@ package io.loopdiag.loop;
 
 import io.loopdiag.protocol.AwaitKinds;
 import io.loopdiag.protocol.States;
-import java.util.List;
 
 /**
  * A coroutine being driven by its loop; a task is a {@link Future} of the coroutine's result.
@@ -28,8 +27,6 @@ public final class Task<T> extends Future<T> {
     private long suspendedSinceNanos;
     /** How many times the task has suspended: its stack changes only between two of them. */
     private int suspensions;
-    /** The stack a dump walked in the suspension it was taken in, for the next dump (see LoopSnapshot). */
-    volatile WalkedStack walked;
     private boolean mustCancel;
     private int cancelRequests;
 
@@ -128,10 +125,6 @@ public final class Task<T> extends Future<T> {
     /** Which suspension the task is in: read it after {@link #isSuspended()}, which publishes it. */
     int suspensions() {
         return suspensions;
-    }
-
-    /** A suspension stack, trimmed as dumps show it, and the suspension it is of. */
-    record WalkedStack(int suspension, List<StackTraceElement> frames) {
     }
 
     /** The future this task awaits now, or null. */

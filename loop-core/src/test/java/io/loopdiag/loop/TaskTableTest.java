@@ -2,6 +2,7 @@ package io.loopdiag.loop;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -86,5 +87,38 @@ class TaskTableTest {
         reader.join();
         assertNull(missed.get());
         assertEquals(staying.get(), table.list(task -> true));
+    }
+
+    @Test
+    void aKeptStackServesOnlyItsTaskInItsSuspensionAndNotAfterTheTableMoves() {
+        TaskTable table = new TaskTable();
+        Task<?> first = newTask();
+        table.add(first);
+        List<StackTraceElement> stack = List.of(new StackTraceElement("app.Service", "fetch", "Service.java", 12));
+        assertNull(table.walkedStack(first, 1), "no dump has kept anything yet");
+        table.keepWalked(first, 1, stack);
+        assertSame(stack, table.walkedStack(first, 1));
+        assertNull(table.walkedStack(first, 2), "the task ran since: its stack moved");
+
+        int slot = first.slot;
+        table.remove(first);
+        Task<?> second = newTask();
+        table.add(second);
+        assertEquals(slot, second.slot, "into the slot the first one left");
+        assertNull(table.walkedStack(second, 1), "another task in the same slot");
+
+        table.keepWalked(second, 1, stack);
+        List<Task<?>> more = new ArrayList<>();
+        for (int i = 0; i < 100; i++) { // past the first capacity: the table is republished
+            Task<?> task = newTask();
+            table.add(task);
+            more.add(task);
+        }
+        assertNull(table.walkedStack(second, 1), "a republished table starts without kept stacks");
+        table.keepWalked(more.get(99), 1, stack);
+        assertSame(stack, table.walkedStack(more.get(99), 1));
+        more.forEach(table::remove);
+        table.keepWalked(more.get(99), 1, stack); // removed: nothing is kept for it
+        assertNull(table.walkedStack(more.get(99), 1));
     }
 }
