@@ -17,6 +17,9 @@ import org.openjdk.jmh.annotations.State;
  * parallelism 1), and nothing else. A task's {@code sleep(0)} is one such hand-off when the
  * loop's next handle steps another task (the task hands the baton straight to it), two otherwise
  * (task to loop, loop to task), plus the loop's bookkeeping. Score: ns per hand-off.
+ *
+ * <p>{@link #startJoin} is the floor under a create + await the same way: a virtual thread starts
+ * another, which returns at once, and joins it. Score: ns per start and join.
  */
 @State(Scope.Benchmark)
 @Fork(jvmArgsAppend = "-Djdk.virtualThreadScheduler.parallelism=1")
@@ -24,6 +27,8 @@ import org.openjdk.jmh.annotations.State;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class HandOff {
     static final int N = 1_000_000;
+    /** As many as {@code CreateAwait} creates and awaits. */
+    static final int STARTS = 200_000;
 
     /** The thread allowed to run; the other parks until it is its turn. */
     private volatile Thread holder;
@@ -40,6 +45,27 @@ public class HandOff {
         pair[0].join();
         pair[1].join();
         return holder;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(STARTS)
+    public long startJoin() throws InterruptedException {
+        long[] joined = {0};
+        Thread starter = Thread.ofVirtual().start(() -> {
+            try {
+                for (int i = 0; i < STARTS; i++) {
+                    Thread.ofVirtual().start(HandOff::nothing).join();
+                    joined[0]++;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        starter.join();
+        return joined[0];
+    }
+
+    private static void nothing() {
     }
 
     /** N/2 turns each: waits for the baton, hands it to {@code other}. The first thread starts holding it. */

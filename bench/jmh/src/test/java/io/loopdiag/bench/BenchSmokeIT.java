@@ -43,7 +43,7 @@ class BenchSmokeIT {
                 "callback-chain loop-core default", "callback-chain loop-core agent", "callback-chain netty default",
                 "callback-chain kotlinx default", "callback-chain asyncio default", "callback-chain asyncio debug", "callback-chain node default",
                 "task-switch loop-core default", "task-switch loop-core agent", "task-switch kotlinx default", "task-switch asyncio default",
-                "task-switch node default", "hand-off jvm default", "task-switch loop-core agent-lean", "create-await loop-core agent-attached", "create-await loop-core eager",
+                "task-switch node default", "hand-off jvm default", "hand-off jvm start-join", "task-switch loop-core agent-lean", "create-await loop-core agent-attached", "create-await loop-core eager",
                 "create-await loop-core default", "create-await kotlinx default", "create-await asyncio default", "create-await node default",
                 "timers loop-core default", "timers netty default", "timers kotlinx default", "timers asyncio default", "timers node default",
                 "suspended-memory loop-core default", "suspended-memory kotlinx default", "suspended-memory asyncio default",
@@ -61,6 +61,7 @@ class BenchSmokeIT {
         assertTrue(markdown.contains("| attached to the running JVM |"), markdown);
         assertTrue(markdown.contains("With eager tasks (`EventLoop.setEagerTasks(true)`"), markdown);
         assertTrue(markdown.contains("The floor under a task switch: one hand-off between two virtual threads"), markdown);
+        assertTrue(markdown.contains("The floor under a create + await: a virtual thread starting another"), markdown);
         assertTrue(markdown.contains("## Netty with the agent") && markdown.contains("| Thread.sleep(long) | yes |"), markdown);
         assertTrue(markdown.contains("## The cost of loop health") && markdown.contains("| callback chain (1M `execute`) | "), markdown);
         assertTrue(Files.readString(TOP.resolve("bench/results/smoke/ratios.svg")).startsWith("<svg"));
