@@ -7,18 +7,22 @@ import io.loopdiag.protocol.Text;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.ConnectException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Channels;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * How {@code loopdiag ps|pstree|dump|list} reach the agent: a Unix domain socket, not a TCP
@@ -35,6 +39,9 @@ import java.util.Set;
 final class ControlServer implements Runnable {
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
     private static final Set<PosixFilePermission> OWNER_READ_WRITE = PosixFilePermissions.fromString("rw-------");
+    private static final Pattern PID_SOCKET = Pattern.compile("[0-9]{1,18}\\.sock");
+    /** A younger socket may be a starting JVM's, bound but not listening yet: it refuses too. */
+    private static final long STALE_AFTER_MILLIS = 60_000;
 
     private final ServerSocketChannel server;
     private final Path socket;
@@ -91,6 +98,7 @@ final class ControlServer implements Runnable {
     public void run() {
         Runtime.getRuntime().addShutdownHook(new Thread(this::close, "loopdiag-control-close"));
         Text.printable(""); // loaded now: saying why a request failed must not need a class from the jar
+        removeStaleSockets();
         while (server.isOpen()) {
             try (SocketChannel client = server.accept()) {
                 serve(client);
@@ -102,6 +110,50 @@ final class ControlServer implements Runnable {
                 // served on: the next client gets an answer too, not a wait.
                 System.err.println("loopdiag: a request to the agent failed (" + Text.printable(String.valueOf(e)) + "); dumps go on");
             }
+        }
+    }
+
+    /**
+     * Removes the sockets that JVMs killed with SIGKILL left beside this one: a {@code PID.sock} (not a
+     * link) older than a minute, whose process is gone, that refuses a connection. On the control
+     * thread, before it serves; quiet, and never throws: a file it cannot remove harms no one.
+     */
+    private void removeStaleSockets() {
+        long bornBefore = System.currentTimeMillis() - STALE_AFTER_MILLIS;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(socket.getParent())) {
+            for (Path file : files) {
+                try {
+                    if (isStale(file, bornBefore)) {
+                        Files.deleteIfExists(file);
+                    }
+                } catch (IOException e) {
+                    // Removed by another JVM's sweep meanwhile, say: on to the next.
+                }
+            }
+        } catch (IOException | RuntimeException | LinkageError e) {
+            // The sweep is a courtesy; serving is what matters.
+        }
+    }
+
+    private static boolean isStale(Path file, long bornBefore) throws IOException {
+        String name = file.getFileName().toString();
+        if (!PID_SOCKET.matcher(name).matches()) {
+            return false;
+        }
+        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        long pid = Long.parseLong(name, 0, name.length() - ".sock".length(), 10);
+        if (!attributes.isOther() || attributes.lastModifiedTime().toMillis() > bornBefore
+                || ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+            return false;
+        }
+        // A pid seen from another pid namespace (a container sharing TMPDIR) looks gone: a live
+        // server takes the connection. Not blocking, so that a full backlog cannot stall the sweep.
+        try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            probe.configureBlocking(false);
+            probe.connect(UnixDomainSocketAddress.of(file));
+            return false;
+        } catch (ConnectException refused) {
+            return true;
         }
     }
 

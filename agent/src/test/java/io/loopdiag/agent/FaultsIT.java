@@ -12,12 +12,20 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -58,11 +66,77 @@ class FaultsIT {
 
     /** Sends {@code dump} to the agent in {@code pid} and reads the answer to its end. */
     private static String dump(long pid) throws IOException {
-        Path socket = Path.of(System.getProperty("java.io.tmpdir"), "loopdiag-" + System.getProperty("user.name"), pid + ".sock");
+        return ask(Path.of(System.getProperty("java.io.tmpdir"), "loopdiag-" + System.getProperty("user.name"), pid + ".sock"), "dump");
+    }
+
+    /** Sends {@code command} to the agent listening on {@code socket} and reads the answer to its end. */
+    private static String ask(Path socket, String command) throws IOException {
         try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             channel.connect(UnixDomainSocketAddress.of(socket));
-            channel.write(ByteBuffer.wrap("dump\n".getBytes(StandardCharsets.US_ASCII)));
+            channel.write(ByteBuffer.wrap((command + "\n").getBytes(StandardCharsets.US_ASCII)));
             return new String(Channels.newInputStream(channel).readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    /**
+     * A JVM killed with SIGKILL leaves its control socket behind. The next agent to start removes
+     * it, as its process is gone and it refuses a connection, and nothing else: not such a socket
+     * younger than a minute (a JVM that has bound its socket but does not listen yet refuses too),
+     * nor one not named {@code PID.sock}, nor a link named so to a dead socket.
+     */
+    @Test
+    @Timeout(60)
+    void aSocketLeftByAKilledJvmIsRemovedByTheNextAgentAndOnlyIt(@TempDir Path dir) throws Exception {
+        Path tmp = Files.createDirectory(dir.resolve("tmp"));
+        Path folder = tmp.resolve("loopdiag-" + System.getProperty("user.name"));
+        List<String> command = AgentRun.command("log=off", "blocking-on-cue", "-Djava.io.tmpdir=" + tmp);
+        FileTime twoMinutesAgo = FileTime.from(Instant.now().minus(Duration.ofMinutes(2)));
+        long pid;
+        Path stale;
+        try (LiveChild killed = LiveChild.start(command, dir)) {
+            killed.expectLine("blocking-on-cue ready"); // the agent binds its socket before main runs
+            pid = killed.pid();
+            stale = folder.resolve(pid + ".sock");
+            assertTrue(Files.exists(stale, LinkOption.NOFOLLOW_LINKS), "the control socket is at " + stale);
+        } // destroyForcibly, and waits for the exit
+        assertFalse(ProcessHandle.of(pid).isPresent(), "the killed JVM is gone");
+        assertTrue(Files.exists(stale, LinkOption.NOFOLLOW_LINKS), "SIGKILL leaves the socket behind");
+        Files.setLastModifiedTime(stale, twoMinutesAgo);
+
+        // Never a pid: Linux keeps pids below 2^22 = 4194304.
+        Path young = deadSocket(folder.resolve("4194304.sock"));
+        Path foreign = deadSocket(folder.resolve("echo.sock"));
+        Files.setLastModifiedTime(foreign, twoMinutesAgo);
+        Path link = Files.createSymbolicLink(folder.resolve("4194305.sock"), foreign);
+        Files.getFileAttributeView(link, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).setTimes(twoMinutesAgo, null, null);
+
+        try (LiveChild next = LiveChild.start(command, dir)) {
+            next.expectLine("blocking-on-cue ready");
+            awaitTrue(() -> !Files.exists(stale, LinkOption.NOFOLLOW_LINKS), "the stale socket " + stale + " removed");
+            // Answered only once the sweep is over: the control thread sweeps before it serves.
+            assertTrue(ask(folder.resolve(next.pid() + ".sock"), "info").contains("\"blocking-on-cue\""));
+            assertTrue(Files.exists(young, LinkOption.NOFOLLOW_LINKS), "a young stale socket stays");
+            assertTrue(Files.exists(foreign, LinkOption.NOFOLLOW_LINKS), "a socket not named PID.sock stays");
+            assertTrue(Files.isSymbolicLink(link), "a link stays, and so does what it points to");
+            assertEquals(List.of(), next.stderr().lines().filter(line -> !line.startsWith("loopdiag: agent ")).toList(),
+                    "the agent says nothing past its banner");
+        }
+    }
+
+    /** A socket nobody listens on, as a killed JVM leaves it: bound, then closed (which keeps the file). */
+    private static Path deadSocket(Path path) throws IOException {
+        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(path));
+        }
+        return path;
+    }
+
+    /** Polls {@code condition} until it holds; gives up after 30 s, a hang guard and not a measure. */
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        long giveUpAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < giveUpAt, "gave up waiting: " + what);
+            Thread.sleep(20);
         }
     }
 
