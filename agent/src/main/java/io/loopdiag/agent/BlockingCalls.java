@@ -92,7 +92,7 @@ final class BlockingCalls implements BlockingCheck.Listener {
             what.append(')');
         }
         Where where = foreign ? foreignUnit(thread, call) : loopCore ? LoopCoreUnits.where()
-                : new Where(null, null, " on a loop thread");
+                : new Where(null, null, null, " on a loop thread");
         what.append(where.unit());
         if (app < call.size() && !Frame.isJdk(call.get(app))) {
             what.append(", called at ").append(call.get(app));
@@ -107,7 +107,7 @@ final class BlockingCalls implements BlockingCheck.Listener {
                 : parkInsideJdk ? " (not thrown: inside " + calledMethod + ", where an exception would break it)"
                 : initializer != null ? " (not thrown: inside the static initializer of " + initializer
                         + ", where an exception would break the class for good)" : "";
-        Occurrence occurrence = new Occurrence(Kind.BLOCKING_CALL, where.loop(), where.task(), what + note, stack, null, 0);
+        Occurrence occurrence = new Occurrence(Kind.BLOCKING_CALL, where.loopKey(), where.loop(), where.task(), what + note, stack, null, 0);
         if (probe != null && Thread.currentThread() == probe) {
             probed.add(operation); // the self-check: the whole path ran, nothing is reported
             return null;
@@ -130,11 +130,12 @@ final class BlockingCalls implements BlockingCheck.Listener {
     /**
      * Where a blocking call happened.
      *
-     * @param loop the loop's name, or null
-     * @param task the task as findings name it, or null
-     * @param unit the end of the message: {@code " in task 'fetch' (#3)"}
+     * @param loopKey the loop as the watchdog knows it ({@link WatchedLoop#key}), or null
+     * @param loop    the loop's name, or null
+     * @param task    the task as findings name it, or null
+     * @param unit    the end of the message: {@code " in task 'fetch' (#3)"}
      */
-    record Where(String loop, String task, String unit) {
+    record Where(Object loopKey, String loop, String task, String unit) {
     }
 
     /** Where on a foreign loop: the unit of work running, named by its handler, or the loop thread. */
@@ -142,7 +143,7 @@ final class BlockingCalls implements BlockingCheck.Listener {
         Object work = thread.work;
         String unit = ForeignLoops.hasUnits(thread) && work != null ? " in " + ForeignLoops.describe(thread, work, call)
                 : " on " + ForeignLoops.threadOf(thread.kind);
-        return new Where(thread.thread.getName(), null, unit);
+        return new Where(thread, thread.thread.getName(), null, unit);
     }
 
     @Override

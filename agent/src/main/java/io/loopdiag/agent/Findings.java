@@ -11,20 +11,25 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Every finding of this JVM: occurrences deduplicated by kind and stack, so the same problem seen
  * again only counts. Each new finding prints one block on the log; every occurrence is a JFR
- * event and goes to the JUnit extension's feed. Bounded: past {@link #MAX_DISTINCT} distinct
- * findings new ones are only counted as dropped, so a storm cannot exhaust the heap. Any thread.
+ * event and goes to the JUnit extension's feed, and counts for its loop ({@link #byKind}). Bounded:
+ * past {@link #MAX_DISTINCT} distinct findings new ones are only counted as dropped, so a storm
+ * cannot exhaust the heap. Any thread.
  */
 final class Findings {
     /** Distinct findings kept; a real service has a handful, a storm millions. */
     static final int MAX_DISTINCT = 10_000;
 
-    /** One distinct finding. Fields other than the key's are updated under the object's lock. */
+    /**
+     * One distinct finding, named (loop, task, message) by its first occurrence, counting every
+     * occurrence whatever its loop. Fields other than the key's are updated under the object's lock.
+     */
     static final class Finding {
         final Kind kind;
         final String loop;
@@ -64,6 +69,8 @@ final class Findings {
 
     private final Map<Key, Finding> byKey = new ConcurrentHashMap<>();
     private final AtomicLong dropped = new AtomicLong();
+    /** Occurrences by the loop's key ({@link Occurrence#loopKey}), then kind; a loop collected is forgotten. Guarded by itself. */
+    private final Map<Object, Map<String, Long>> byLoop = new WeakHashMap<>();
     private final PrintStream log; // null when log=off
     private final Runnable onChange;
 
@@ -163,6 +170,11 @@ final class Findings {
                 finding.longestMillis = Math.max(finding.longestMillis, occurrence.millis());
             }
         }
+        if (occurrence.loopKey() != null) {
+            synchronized (byLoop) {
+                byLoop.computeIfAbsent(occurrence.loopKey(), key -> new TreeMap<>()).merge(occurrence.kind().id(), 1L, Long::sum);
+            }
+        }
         onChange.run();
         return created[0];
     }
@@ -226,6 +238,17 @@ final class Findings {
         List<Finding> all = new ArrayList<>(byKey.values());
         all.sort((a, b) -> a.firstSeen.compareTo(b.firstSeen));
         return all;
+    }
+
+    /**
+     * The occurrences on the loop the watchdog knows by {@code loopKey}, by kind: its own only, of
+     * a finding it shares with another loop too (the same kind and stack, one finding in the report).
+     */
+    Map<String, Long> byKind(Object loopKey) {
+        synchronized (byLoop) {
+            Map<String, Long> byKind = byLoop.get(loopKey);
+            return byKind == null ? Map.of() : new TreeMap<>(byKind);
+        }
     }
 
     long dropped() {

@@ -2,23 +2,27 @@ package io.loopdiag.agent;
 
 import io.loopdiag.protocol.Kind;
 import java.lang.management.ManagementFactory;
-import java.util.HashMap;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.locks.LockSupport;
 import javax.management.MBeanServer;
+import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
 
 /**
  * The agent's numbers where the JVM's own tools look: as platform MXBeans, for JConsole, VisualVM,
  * JMX exporters and the {@code loopdiag-micrometer} binder ({@code io.loopdiag:type=Agent}, and
  * one {@code io.loopdiag:type=Loop,name="..."} per loop the agent watches, registered as loops
- * appear and unregistered as they close), and as JFR's periodic {@code io.loopdiag.LoopStatistics}
- * event. Set up and kept by a daemon thread of its own once a second, so that the platform MBean
- * server's start and JFR's (a hundred milliseconds of class loading) neither delay the agent's
- * start nor the watchdog's samples. If either cannot be had, it says so once and the agent goes
- * on without it.
+ * appear and unregistered as they close; a loop whose name an open loop's bean has already gets
+ * {@code NAME (2)}, {@code NAME (3)}..., the first free), and as JFR's periodic
+ * {@code io.loopdiag.LoopStatistics} event. Set up and kept by a daemon thread of its own once a
+ * second, so that the platform MBean server's start and JFR's (a hundred milliseconds of class
+ * loading) neither delay the agent's start nor the watchdog's samples. If either cannot be had, it
+ * says so once and the agent goes on without it.
  */
 final class LoopBeans implements Runnable {
     static final String DOMAIN = "io.loopdiag";
@@ -28,9 +32,9 @@ final class LoopBeans implements Runnable {
     private final Findings findings;
     private final String version;
     private final String options;
-    private final Map<String, ObjectName> registered = new HashMap<>(); // by loop name; this thread only
+    private final Map<Object, ObjectName> registered = new IdentityHashMap<>(); // by LoopStatistics.key(); this thread only
 
-    private LoopBeans(LoopHealth health, Findings findings, String version, String options) {
+    LoopBeans(LoopHealth health, Findings findings, String version, String options) {
         this.health = health;
         this.findings = findings;
         this.version = version;
@@ -63,43 +67,49 @@ final class LoopBeans implements Runnable {
         }
     }
 
-    /** Registers a bean for each loop that has none yet, and unregisters those of loops gone. */
-    private void sync(MBeanServer server) throws Exception {
-        Map<String, LoopStatistics> now = new HashMap<>();
-        for (LoopStatistics loop : health.latest()) {
-            now.putIfAbsent(loop.name(), loop); // two loops of one name: the first is shown
-        }
-        for (String name : List.copyOf(registered.keySet())) {
-            if (!now.containsKey(name)) {
-                server.unregisterMBean(registered.remove(name));
+    /**
+     * Unregisters the beans of loops gone, then registers one for each loop that has none yet, in
+     * the watchdog's order (loop-core's oldest first): of two loops of one name, the older has the
+     * name. On this class's thread, or a test's.
+     */
+    void sync(MBeanServer server) throws Exception {
+        List<LoopStatistics> latest = health.latest();
+        Set<Object> open = Collections.newSetFromMap(new IdentityHashMap<>());
+        latest.forEach(loop -> open.add(loop.key()));
+        for (Object key : List.copyOf(registered.keySet())) {
+            if (!open.contains(key)) {
+                server.unregisterMBean(registered.remove(key));
             }
         }
-        for (String name : now.keySet()) {
-            if (!registered.containsKey(name)) {
-                ObjectName objectName = new ObjectName(DOMAIN + ":type=Loop,name=" + ObjectName.quote(name));
-                if (!server.isRegistered(objectName)) {
-                    server.registerMBean(new Loop(name), objectName);
+        for (LoopStatistics loop : latest) {
+            if (!registered.containsKey(loop.key())) {
+                String shown = loop.name();
+                for (int n = 2; server.isRegistered(beanName(shown)); n++) {
+                    shown = loop.name() + " (" + n + ")";
                 }
-                registered.put(name, objectName);
+                server.registerMBean(new Loop(loop.key(), shown), beanName(shown));
+                registered.put(loop.key(), beanName(shown));
             }
         }
     }
 
-    /** A loop's bean: each getter reads the loop's latest numbers. */
+    private static ObjectName beanName(String shown) throws MalformedObjectNameException {
+        return new ObjectName(DOMAIN + ":type=Loop,name=" + ObjectName.quote(shown));
+    }
+
+    /** A loop's bean, shown as {@code name}: each getter reads the latest numbers of the loop known by {@code key}. */
     private final class Loop implements LoopMXBean {
+        private final Object key;
         private final String name;
 
-        Loop(String name) {
+        Loop(Object key, String name) {
+            this.key = key;
             this.name = name;
         }
 
         private LoopStatistics now() {
-            for (LoopStatistics loop : health.latest()) {
-                if (loop.name().equals(name)) {
-                    return loop;
-                }
-            }
-            return new LoopStatistics(null, name, "", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, Map.of());
+            LoopStatistics loop = health.of(key);
+            return loop != null ? loop : new LoopStatistics(key, name, "", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, Map.of());
         }
 
         @Override

@@ -29,7 +29,7 @@ final class LoopCoreUnits {
         } else {
             unit = " on the loop thread";
         }
-        return new BlockingCalls.Where(loop != null ? loop.name() : null, taskName, unit);
+        return new BlockingCalls.Where(loop, loop != null ? loop.name() : null, taskName, unit);
     }
 
     /** A loop-core thread's frames without the loop's own below the callback or the task's coroutine. */

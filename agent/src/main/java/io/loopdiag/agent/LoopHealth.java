@@ -5,7 +5,6 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -110,7 +109,6 @@ final class LoopHealth {
     synchronized void roll(List<WatchedLoop> loops, Findings findings, long nowNanos) {
         long intervalNanos = lastRollNanos == 0 ? 0 : nowNanos - lastRollNanos;
         lastRollNanos = nowNanos;
-        Map<String, Map<String, Long>> byLoop = findingsByLoop(findings);
         List<LoopStatistics> rolled = new ArrayList<>(loops.size());
         java.util.Set<Object> open = Collections.newSetFromMap(new IdentityHashMap<>());
         for (WatchedLoop loop : loops) {
@@ -133,7 +131,7 @@ final class LoopHealth {
             rolled.add(new LoopStatistics(loop.key(), loop.name(), loop.kind(), TimeUnit.NANOSECONDS.toMillis(intervalNanos),
                     lags.count(), lags.p50Micros() / 1000.0, Math.max(lags.p99Micros(), waitingMicros) / 1000.0, maxMicros / 1000.0,
                     utilization, perSecond, Math.max(0, units - probes), ready, counts.timers(), counts.tasks(),
-                    counts.suspended(), byLoop.getOrDefault(loop.name(), Map.of())));
+                    counts.suspended(), findings.byKind(loop.key())));
             loopStats.rolledSamples = loopStats.samples;
             loopStats.rolledBusy = loopStats.busy;
             loopStats.rolledUnits = units;
@@ -166,19 +164,5 @@ final class LoopHealth {
     /** The open loops' numbers as the last roll left them, in the watchdog's order; any thread. */
     List<LoopStatistics> latest() {
         return latest;
-    }
-
-    private static Map<String, Map<String, Long>> findingsByLoop(Findings findings) {
-        Map<String, Map<String, Long>> byLoop = new TreeMap<>();
-        for (Findings.Finding finding : findings.all()) {
-            long count;
-            synchronized (finding) {
-                count = finding.count;
-            }
-            if (finding.loop != null) {
-                byLoop.computeIfAbsent(finding.loop, loop -> new TreeMap<>()).merge(finding.kind.id(), count, Long::sum);
-            }
-        }
-        return byLoop;
     }
 }

@@ -8,6 +8,7 @@ import java.util.Map;
  * Public because the JDK's MXBean introspection requires it; not an API to implement.
  */
 public interface LoopMXBean {
+    /** The loop's name as the bean's own name has it: {@code NAME (2)} for a second open loop of one name, and so on. */
     String getName();
 
     String getKind();

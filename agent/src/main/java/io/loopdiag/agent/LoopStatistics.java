@@ -19,7 +19,7 @@ import java.util.Map;
  * @param timers             timers and scheduled tasks waiting to be due
  * @param tasks              loop-core tasks not done
  * @param suspendedTasks     of those, the suspended ones
- * @param findingsByKind     the loop's findings so far (occurrences), by kind
+ * @param findingsByKind     the occurrences of findings on this loop so far, by kind
  */
 record LoopStatistics(Object key, String name, String kind, long intervalMillis, long lagCount, double lagP50Millis, double lagP99Millis,
                       double lagMaxMillis, double utilization, double unitsPerSecond, long units, long ready, long timers,

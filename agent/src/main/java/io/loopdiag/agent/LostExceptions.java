@@ -142,6 +142,6 @@ final class LostExceptions {
         String what = entry.what + " failed with " + exception + ", and nobody retrieved the exception before " + when
                 + (entry.task != null && entry.createdAt == null ? " (" + CreationSites.NOT_RECORDED + ")" : "");
         List<StackTraceElement> stack = LoopSnapshot.runningStack(exception.getStackTrace());
-        findings.report(new Occurrence(Kind.LOST_EXCEPTION, entry.loop.name(), entry.task, what, stack, entry.createdAt, 0));
+        findings.report(new Occurrence(Kind.LOST_EXCEPTION, entry.loop, entry.loop.name(), entry.task, what, stack, entry.createdAt, 0));
     }
 }

@@ -91,7 +91,7 @@ final class MonitorWaits {
         } else {
             what.append(", at ").append(app);
         }
-        findings.report(new Occurrence(Kind.BLOCKING_CALL, loop.name(), running.task(),
+        findings.report(new Occurrence(Kind.BLOCKING_CALL, loop.key(), loop.name(), running.task(),
                 what.toString(), fromCall, null, 0));
         return true;
     }

@@ -42,12 +42,12 @@ final class NettyPromises {
 
     /** A failed promise nobody asked yet. */
     private static final class Failed extends WeakReference<Object> {
-        final String loop;
+        final LoopThread loop; // the foreign loop it failed on, or null
         final String what;
         final Throwable cause;
         final List<StackTraceElement> stack;
 
-        Failed(Object promise, String loop, String what, Throwable cause, List<StackTraceElement> stack, ReferenceQueue<Object> queue) {
+        Failed(Object promise, LoopThread loop, String what, Throwable cause, List<StackTraceElement> stack, ReferenceQueue<Object> queue) {
             super(promise, queue);
             this.loop = loop;
             this.what = what;
@@ -89,15 +89,15 @@ final class NettyPromises {
         if (cause == null || cause instanceof CancellationException) {
             return; // cancelled: whoever cancelled it knows
         }
-        LoopThread loop = BlockingCheck.current();
-        String loopName = loop != null && loop.kind != null ? loop.thread.getName() : null;
+        LoopThread current = BlockingCheck.current();
+        LoopThread loop = current != null && current.kind != null ? current : null;
         String what = Names.withoutLambdaAddress(promise.getClass().getSimpleName()) + channel(promise);
         synchronized (this) {
             if (pending.size() >= MAX_TRACKED) {
                 return;
             }
             List<StackTraceElement> stack = stacksLeft-- > 0 ? failedAt() : List.of();
-            Failed entry = new Failed(promise, loopName, what, cause, stack, collected);
+            Failed entry = new Failed(promise, loop, what, cause, stack, collected);
             byPromise.put(promise, entry);
             pending.add(entry);
             BlockingCheck.trackedPromises = pending.size();
@@ -146,7 +146,8 @@ final class NettyPromises {
         String what = "a Netty " + entry.what + " failed with " + entry.cause + ", and nobody listened to it or asked for"
                 + " its outcome before " + when;
         List<StackTraceElement> stack = entry.stack.isEmpty() ? List.of(entry.cause.getStackTrace()) : entry.stack;
-        findings.report(new Occurrence(Kind.LOST_EXCEPTION, entry.loop, null, what, stack, null, 0));
+        String loopName = entry.loop != null ? entry.loop.thread.getName() : null;
+        findings.report(new Occurrence(Kind.LOST_EXCEPTION, entry.loop, loopName, null, what, stack, null, 0));
     }
 
     private boolean isCauseHolder(Class<?> type) {

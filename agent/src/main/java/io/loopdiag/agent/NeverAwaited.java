@@ -167,7 +167,7 @@ final class NeverAwaited {
         String what = "coroutine '" + Names.withoutLambdaAddress(origin.name()) + "' was never awaited nor made a task"
                 + (site == null ? " (" + CreationSites.NOT_RECORDED + ")"
                         : site.isEmpty() ? "" : ", created at " + site.get(0));
-        findings.report(new Occurrence(Kind.NEVER_AWAITED, origin.loop() != null ? origin.loop().name() : null,
+        findings.report(new Occurrence(Kind.NEVER_AWAITED, origin.loop(), origin.loop() != null ? origin.loop().name() : null,
                 Names.task(origin.task()), what, site != null ? site : List.of(), null, 0));
     }
 }

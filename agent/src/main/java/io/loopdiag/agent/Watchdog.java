@@ -147,7 +147,7 @@ final class Watchdog implements Runnable {
                 health.sample(loop, work != null, nowNanos);
             }
             if (work == null || work != span.work || dispatch != span.dispatch) {
-                close(span, nowNanos, false);
+                close(loop.key(), span, nowNanos, false);
                 if (work != null) {
                     open(span, work, dispatch, nowNanos);
                     checkMonitor(loop, span);
@@ -173,7 +173,7 @@ final class Watchdog implements Runnable {
                     String what = now.description() + " has been running for " + millis(runningNanos)
                             + " (limit " + millis(slowNanos) + loading(span) + "), still running";
                     List<StackTraceElement> stack = Stacks.fromApplicationCall(now.stack());
-                    Occurrence stall = new Occurrence(Kind.LOOP_STALL, loop.name(), now.task(), what,
+                    Occurrence stall = new Occurrence(Kind.LOOP_STALL, loop.key(), loop.name(), now.task(), what,
                             stack, null, TimeUnit.NANOSECONDS.toMillis(runningNanos));
                     if (span.stallReports == 0) {
                         span.stallPrinted = findings.report(stall);
@@ -192,7 +192,7 @@ final class Watchdog implements Runnable {
         // A loop closed since the last sample: its last callback ended before it closed.
         spans.forEach((key, span) -> {
             if (!open.contains(key)) {
-                close(span, nowNanos, false);
+                close(key, span, nowNanos, false);
             }
         });
         lastSampleNanos = nowNanos;
@@ -236,7 +236,7 @@ final class Watchdog implements Runnable {
 
     /** Closes every callback still open: at JVM exit they have all ended (the exit hook calls it). */
     synchronized void closeAll(long nowNanos) {
-        spans.values().forEach(span -> close(span, nowNanos, true));
+        spans.forEach((key, span) -> close(key, span, nowNanos, true));
     }
 
     private void open(Span span, Object work, long dispatch, long nowNanos) {
@@ -255,8 +255,8 @@ final class Watchdog implements Runnable {
         span.jfr = JfrEvents.begin();
     }
 
-    /** The callback {@code span} saw has ended, or ({@code atExit}) is cut short by the JVM's exit. */
-    private void close(Span span, long nowNanos, boolean atExit) {
+    /** The callback {@code span} saw on the loop of {@code key} has ended, or ({@code atExit}) is cut short by the JVM's exit. */
+    private void close(Object key, Span span, long nowNanos, boolean atExit) {
         if (span.work == null) {
             return;
         }
@@ -272,7 +272,7 @@ final class Watchdog implements Runnable {
                     : span.stallPrinted ? "; the loop-stall reported above has ended" : "";
             String what = span.sampled.description() + " took about " + millis(ranNanos)
                     + " (" + millis(leastNanos) + " to " + millis(mostNanos) + "; limit " + millis(slowNanos) + loading(span) + ")";
-            Occurrence slow = new Occurrence(Kind.SLOW_CALLBACK, span.loopName, span.sampled.task(), what,
+            Occurrence slow = new Occurrence(Kind.SLOW_CALLBACK, key, span.loopName, span.sampled.task(), what,
                     Stacks.fromApplicationCall(span.sampled.stack()), null, TimeUnit.NANOSECONDS.toMillis(ranNanos));
             findings.report(slow, ended, false);
             JfrEvents.commit(span.jfr, slow); // from the first sight of it to now, as the samples saw it

@@ -29,7 +29,7 @@ class FindingsTest {
     }
 
     private static Occurrence blocking(String message, List<StackTraceElement> stack, long millis) {
-        return new Occurrence(Kind.BLOCKING_CALL, "orders", "'fetch' (#3)", message, stack, null, millis);
+        return new Occurrence(Kind.BLOCKING_CALL, null, "orders", "'fetch' (#3)", message, stack, null, millis);
     }
 
     private String printed() {
@@ -54,14 +54,14 @@ class FindingsTest {
     void anotherStackOrAnotherKindIsAnotherFinding() {
         findings.report(blocking("a", AT_TOTAL, 0));
         findings.report(blocking("a", AT_LOAD, 0));
-        findings.report(new Occurrence(Kind.SLOW_CALLBACK, "orders", null, "a", AT_TOTAL, null, 120));
+        findings.report(new Occurrence(Kind.SLOW_CALLBACK, null, "orders", null, "a", AT_TOTAL, null, 120));
         assertEquals(3, findings.all().size());
     }
 
     @Test
     void withoutAStackTheMessageTellsFindingsApart() {
-        Occurrence fetch = new Occurrence(Kind.NEVER_AWAITED, "orders", null, "coroutine 'fetch' was never awaited", List.of(), null, 0);
-        Occurrence store = new Occurrence(Kind.NEVER_AWAITED, "orders", null, "coroutine 'store' was never awaited", List.of(), null, 0);
+        Occurrence fetch = new Occurrence(Kind.NEVER_AWAITED, null, "orders", null, "coroutine 'fetch' was never awaited", List.of(), null, 0);
+        Occurrence store = new Occurrence(Kind.NEVER_AWAITED, null, "orders", null, "coroutine 'store' was never awaited", List.of(), null, 0);
         findings.report(fetch);
         findings.report(store);
         findings.report(fetch);
@@ -87,7 +87,7 @@ class FindingsTest {
     void theReportShowsOccurrencesByKindAndEachFindingWithItsStack() {
         findings.report(blocking("a", AT_TOTAL, 0));
         findings.report(blocking("a", AT_TOTAL, 0));
-        findings.report(new Occurrence(Kind.LOST_EXCEPTION, "orders", "'fail' (#4)", "task 'fail' (#4) failed", AT_LOAD, AT_TOTAL, 0));
+        findings.report(new Occurrence(Kind.LOST_EXCEPTION, null, "orders", "'fail' (#4)", "task 'fail' (#4) failed", AT_LOAD, AT_TOTAL, 0));
         ObjectNode root = new ObjectMapper().createObjectNode();
         findings.writeTo(root);
 
@@ -107,7 +107,7 @@ class FindingsTest {
 
     @Test
     void theLogEscapesWhatTheApplicationNamed() {
-        findings.report(new Occurrence(Kind.BLOCKING_CALL, "red\u001b[31m", null, "a\nb", AT_TOTAL, null, 0));
+        findings.report(new Occurrence(Kind.BLOCKING_CALL, null, "red\u001b[31m", null, "a\nb", AT_TOTAL, null, 0));
         assertEquals("loopdiag: blocking-call on loop 'red\\u001b[31m': a\\u000ab\n"
                 + "    at com.acme.Cart.total(Cart.java:42)\n    at com.acme.Main.main(Main.java:7)\n", printed());
     }

@@ -12,10 +12,13 @@ import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
 import javax.management.openmbean.TabularData;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
@@ -112,6 +115,36 @@ class HealthIT {
                 assertEquals(Set.of(), jmx.queryNames(new ObjectName("io.loopdiag:*"), null));
             }
         }
+    }
+
+    /**
+     * test-apps' twin-loops: two open loops named "twin", the second with one blocking call. Each
+     * has a bean, the second numbered, and the call counts on the second's alone.
+     */
+    @Test
+    void twoLoopsOfOneNameHaveABeanEachThatCountsItsOwnFindings() throws Exception {
+        try (LiveChild child = LiveChild.scenario("log=off", "twin-loops")) {
+            child.expectLine("twin-loops ready");
+            try (JMXConnector connector = connect(child.pid())) {
+                MBeanServerConnection jmx = connector.getMBeanServerConnection();
+                Map<String, Long> blockingCalls = Map.of();
+                while (!blockingCalls.containsValue(1L)) { // until a bean counts the call
+                    Thread.sleep(100);
+                    blockingCalls = blockingCallsByLoop(jmx);
+                }
+                assertEquals(Map.of("twin", 0L, "twin (2)", 1L), blockingCalls);
+            }
+        }
+    }
+
+    /** Each loop bean's blocking calls, by the bean's Name. */
+    private static Map<String, Long> blockingCallsByLoop(MBeanServerConnection jmx) throws Exception {
+        Map<String, Long> byLoop = new TreeMap<>();
+        for (ObjectName bean : jmx.queryNames(new ObjectName("io.loopdiag:type=Loop,*"), null)) {
+            CompositeData row = ((TabularData) jmx.getAttribute(bean, "FindingsByKind")).get(new Object[] {"blocking-call"});
+            byLoop.put((String) jmx.getAttribute(bean, "Name"), row == null ? 0L : (Long) row.get("value"));
+        }
+        return byLoop;
     }
 
     @Test

@@ -12,12 +12,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * {@link LoopHealth} on a loop written here and a clock the test drives: utilization from the
  * watchdog's samples, units per second without the probes, the lag the probe measures, and the
  * findings by loop.
  */
+@Timeout(10)
 class LoopHealthTest {
     private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
@@ -141,12 +143,19 @@ class LoopHealthTest {
     }
 
     @Test
-    void eachLoopHasItsOwnFindingsByKindAndAClosedLoopIsForgotten() {
-        findings.report(new Occurrence(Kind.BLOCKING_CALL, "shop", null, "sleep", List.of(new StackTraceElement("a.B", "c", "B.java", 1)), null, 0));
-        findings.report(new Occurrence(Kind.BLOCKING_CALL, "shop", null, "sleep", List.of(new StackTraceElement("a.B", "c", "B.java", 1)), null, 0));
-        findings.report(new Occurrence(Kind.SLOW_CALLBACK, "other", null, "slow", List.of(), null, 120));
-        health.roll(List.of(loop), findings, SECOND);
+    void eachLoopCountsItsOwnFindingsThoughAnotherHasItsNameAndAClosedLoopIsForgotten() {
+        Loop twin = new Loop(); // named "shop" too
+        List<StackTraceElement> sleep = List.of(new StackTraceElement("a.B", "c", "B.java", 1));
+        findings.report(new Occurrence(Kind.BLOCKING_CALL, loop, "shop", null, "sleep", sleep, null, 0));
+        findings.report(new Occurrence(Kind.BLOCKING_CALL, loop, "shop", null, "sleep", sleep, null, 0));
+        findings.report(new Occurrence(Kind.BLOCKING_CALL, twin, "shop", null, "sleep", sleep, null, 0));
+        findings.report(new Occurrence(Kind.SLOW_CALLBACK, twin, "shop", null, "slow", List.of(), null, 120));
+        findings.report(new Occurrence(Kind.NEVER_AWAITED, null, null, null, "coroutine 'f' was never awaited", List.of(), null, 0));
+        health.roll(List.of(loop, twin), findings, SECOND);
         assertEquals(java.util.Map.of("blocking-call", 2L), health.latest().get(0).findingsByKind());
+        assertEquals(java.util.Map.of("blocking-call", 1L, "slow-callback", 1L), health.latest().get(1).findingsByKind());
+        Findings.Finding sleeps = findings.all().stream().filter(finding -> finding.kind == Kind.BLOCKING_CALL).findFirst().orElseThrow();
+        assertEquals(3, sleeps.count, "the report keeps one finding of the sleep, of both loops");
         health.roll(List.of(), findings, 2 * SECOND);
         assertEquals(List.of(), health.latest());
         assertNull(health.of(loop));

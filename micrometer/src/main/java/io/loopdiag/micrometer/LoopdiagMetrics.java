@@ -33,10 +33,11 @@ import javax.management.openmbean.TabularData;
  * agent registers ({@code io.loopdiag:type=Loop,name=...} per loop, {@code io.loopdiag:type=Agent})
  * and depends on nothing of the agent's: without the agent it publishes nothing.
  *
- * <p>Per loop, tagged {@code loop} (its name) and {@code kind} ({@code loop-core}, {@code netty},
- * {@code awt}, ...): {@code loopdiag.loop.lag.p50}, {@code .p99} and {@code .max} (time gauges:
- * how late units of work start, over the last second), {@code loopdiag.loop.utilization} (0 to
- * 1), {@code loopdiag.loop.units} (a counter of units of work run: callbacks and task steps, Netty
+ * <p>Per loop, tagged {@code loop} (its bean's {@code Name}: {@code NAME (2)} for a second loop of
+ * one name) and {@code kind} ({@code loop-core}, {@code netty}, {@code awt}, ...):
+ * {@code loopdiag.loop.lag.p50}, {@code .p99} and {@code .max} (time gauges: how late units of
+ * work start, over the last second), {@code loopdiag.loop.utilization} (0 to 1),
+ * {@code loopdiag.loop.units} (a counter of units of work run: callbacks and task steps, Netty
  * tasks and I/O batches, AWT events), {@code loopdiag.loop.ready}, {@code loopdiag.loop.timers},
  * {@code loopdiag.loop.tasks} and {@code loopdiag.loop.tasks.suspended}. For the agent:
  * {@code loopdiag.findings} (a counter per {@code kind} of finding) and

@@ -17,6 +17,7 @@ final class Catalog {
         Main.add(SlowCallback.NAME, SlowCallback.DESCRIPTION, SlowCallback::main);
         Main.add(LoopStall.NAME, LoopStall.DESCRIPTION, LoopStall::main);
         Main.add(HalfBusy.NAME, HalfBusy.DESCRIPTION, HalfBusy::main);
+        Main.add(TwinLoops.NAME, TwinLoops.DESCRIPTION, TwinLoops::main);
         Main.add(BlockingSleep.NAME, BlockingSleep.DESCRIPTION, BlockingSleep::main);
         Main.add(BlockingWait.NAME, BlockingWait.DESCRIPTION, BlockingWait::main);
         Main.add(BlockingPark.NAME, BlockingPark.DESCRIPTION, BlockingPark::main);

@@ -47,7 +47,7 @@ class ScenariosIT {
      * HttpServerIT http-server, the agent's SoakServerIT soak-server.
      */
     private static final List<String> ENDLESS = List.of("echo-server", "http-server", "loop-stall", "stuck-service",
-            "await-deadlock", "wait-graph", "half-busy", "no-loop", "many-tasks", "blocking-on-cue", "soak-server", "closing-loops");
+            "await-deadlock", "wait-graph", "half-busy", "twin-loops", "no-loop", "many-tasks", "blocking-on-cue", "soak-server", "closing-loops");
 
     static List<String> finiteScenarios() {
         return FINITE;
@@ -136,7 +136,7 @@ class ScenariosIT {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"loop-stall, loop-stall spinning", "stuck-service, stuck-service ready", "await-deadlock, await-deadlock ready", "wait-graph, wait-graph ready", "half-busy, half-busy ready",
-        "no-loop, no-loop ready", "many-tasks, many-tasks ready", "blocking-on-cue, blocking-on-cue ready",
+        "twin-loops, twin-loops ready", "no-loop, no-loop ready", "many-tasks, many-tasks ready", "blocking-on-cue, blocking-on-cue ready",
         "closing-loops, closing-loops ready", "hostile-names --serve, hostile-names ready"})
     void anEndlessScenarioSaysItIsReadyAndNeverExits(String command, String firstLine) throws Exception {
         String name = command.split(" ")[0];
