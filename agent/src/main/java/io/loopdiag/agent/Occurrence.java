@@ -23,4 +23,9 @@ record Occurrence(Kind kind, Object loopKey, String loop, String task, String me
     Occurrence withoutStack() {
         return new Occurrence(kind, loopKey, loop, task, message, List.of(), createdAt, millis);
     }
+
+    /** The same occurrence with {@code key} as its loop's key. */
+    Occurrence withLoopKey(Object key) {
+        return new Occurrence(kind, key, loop, task, message, stack, createdAt, millis);
+    }
 }

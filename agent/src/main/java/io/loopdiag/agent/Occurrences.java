@@ -33,12 +33,16 @@ public final class Occurrences {
         notWatching = why;
     }
 
-    /** Records one occurrence if the extension is listening. */
+    /**
+     * Records one occurrence if the extension is listening: without its loop's key, which the feed
+     * does not show, so that the ring keeps no closed loop reachable.
+     */
     static void record(Occurrence occurrence) {
         Occurrences occurrences = recording;
         if (occurrences != null) {
+            Occurrence kept = occurrence.loopKey() == null ? occurrence : occurrence.withLoopKey(null);
             synchronized (occurrences) {
-                occurrences.ring[(int) (occurrences.next++ % CAPACITY)] = occurrence;
+                occurrences.ring[(int) (occurrences.next++ % CAPACITY)] = kept;
             }
         }
     }
