@@ -270,6 +270,11 @@ final class ForeignLoops {
         }
 
         @Override
+        public long emptyCount() {
+            return loop.emptyUnits;
+        }
+
+        @Override
         public Thread thread() {
             return loop.work != null ? loop.thread : null;
         }

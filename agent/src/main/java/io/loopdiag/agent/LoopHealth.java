@@ -32,8 +32,7 @@ final class LoopHealth {
         long lastProbeNanos;
         /**
          * The loop's unit count, the probes left out, as the first sample after the last probe saw
-         * it: what the probe's wake-up counted besides (an empty I/O batch of Netty 4.2) is in it,
-         * so that a loop that ran nothing since is seen idle. -1 before the first probe.
+         * it, so that a loop that ran nothing since is seen idle. -1 before the first probe.
          */
         long quietUnits = -1;
         long probeRunsSeen;
@@ -86,7 +85,7 @@ final class LoopHealth {
         if (probe.postedNanos != 0) {
             return; // one waits to run: a loop is sent no other
         }
-        long count = loop.workCount();
+        long count = unitsRun(loop);
         long runs = probe.runs; // read after the count: a probe ends after it is counted
         long units = count - runs;
         if (runs != loopStats.probeRunsSeen) {
@@ -114,7 +113,7 @@ final class LoopHealth {
         for (WatchedLoop loop : loops) {
             open.add(loop.key());
             Stats loopStats = stats.computeIfAbsent(loop.key(), key -> new Stats());
-            long units = loop.workCount();
+            long units = unitsRun(loop);
             long probes = loopStats.probe.runs;
             long[] lag = loopStats.probe.lag.snapshot();
             LagHistogram.Summary lags = LagHistogram.between(loopStats.rolledLag, lag);
@@ -154,6 +153,14 @@ final class LoopHealth {
     synchronized long lessProbe(Object key, long queued) {
         Stats loopStats = stats.get(key);
         return Math.max(0, queued - (loopStats != null && loopStats.probe.postedNanos != 0 ? 1 : 0));
+    }
+
+    /**
+     * The units {@code loop} has started that did something, its probes among them: a Netty 4.2
+     * I/O batch at a wake-up that found no I/O (the probe's own wake-up, a timer's) is left out.
+     */
+    private static long unitsRun(WatchedLoop loop) {
+        return loop.workCount() - loop.emptyCount();
     }
 
     /** The latest numbers of the loop the watchdog knows by {@code key}, or null before its first roll; any thread. */

@@ -2,6 +2,7 @@ package io.loopdiag.agent;
 
 import static net.bytebuddy.matcher.ElementMatchers.isStatic;
 import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.returns;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 import io.loopdiag.agent.boot.BlockingCheck;
@@ -38,14 +39,22 @@ final class NettyLoops {
     private static final String CONTEXT = "io.netty.channel.AbstractChannelHandlerContext";
     private static final String PROMISE_TASK = "io.netty.util.concurrent.PromiseTask";
 
-    /** The classes whose I/O batch is hooked, with the method: 4.1's loops, then 4.2's handlers. */
-    private static final List<String[]> IO = List.of(
-            new String[] {"io.netty.channel.nio.NioEventLoop", "processSelectedKeys"},
-            new String[] {"io.netty.channel.epoll.EpollEventLoop", "processReady"},
-            new String[] {"io.netty.channel.kqueue.KQueueEventLoop", "processReady"},
-            new String[] {"io.netty.channel.nio.NioIoHandler", "processSelectedKeys"},
-            new String[] {"io.netty.channel.epoll.EpollIoHandler", "processReady"},
-            new String[] {"io.netty.channel.kqueue.KQueueIoHandler", "processReady"});
+    /**
+     * A method that runs one batch of I/O events, and whether it returns how many channels it
+     * handled ({@code counted}): 4.1's loops run a batch only when keys are ready, 4.2's I/O
+     * handlers at every wake-up of the loop, returning the count.
+     */
+    private record IoBatch(String className, String method, boolean counted) {
+    }
+
+    /** The classes whose I/O batch is hooked: 4.1's loops, then 4.2's handlers. */
+    private static final List<IoBatch> IO = List.of(
+            new IoBatch("io.netty.channel.nio.NioEventLoop", "processSelectedKeys", false),
+            new IoBatch("io.netty.channel.epoll.EpollEventLoop", "processReady", false),
+            new IoBatch("io.netty.channel.kqueue.KQueueEventLoop", "processReady", false),
+            new IoBatch("io.netty.channel.nio.NioIoHandler", "processSelectedKeys", true),
+            new IoBatch("io.netty.channel.epoll.EpollIoHandler", "processReady", true),
+            new IoBatch("io.netty.channel.kqueue.KQueueIoHandler", "processReady", true));
 
     /** Executors that run tasks only: their units are all tasks, so nothing is missing. */
     private static final Set<String> TASKS_ONLY = Set.of("io.netty.channel.DefaultEventLoop",
@@ -98,8 +107,10 @@ final class NettyLoops {
         hooks.add(new Hook(TASK_CLASS, TASK_CLASS + "#safeExecute(Runnable)",
                 named("safeExecute").and(takesArguments(Runnable.class)).and(isStatic()), Advice.to(Task.class),
                 "Netty's tasks are neither timed nor checked for blocking calls").checked(Hook.Check.IF_LOADED));
-        for (String[] io : IO) {
-            hooks.add(new Hook(io[0], io[0] + "#" + io[1], named(io[1]), Advice.to(Io.class),
+        for (IoBatch io : IO) {
+            hooks.add(new Hook(io.className(), io.className() + "#" + io.method(),
+                    io.counted() ? named(io.method()).and(returns(int.class)) : named(io.method()),
+                    Advice.to(io.counted() ? CountedIo.class : Io.class),
                     "its I/O (the channel handlers) is neither timed nor checked for blocking calls").checked(Hook.Check.NEVER));
         }
         return List.copyOf(hooks);
@@ -144,8 +155,8 @@ final class NettyLoops {
         if (io == null || ForeignLoops.isAny(io, TASKS_ONLY)) {
             return;
         }
-        for (String[] hooked : IO) {
-            if (ForeignLoops.isA(io, hooked[0]) && weaver.matched(hooked[0])) {
+        for (IoBatch hooked : IO) {
+            if (ForeignLoops.isA(io, hooked.className()) && weaver.matched(hooked.className())) {
                 return;
             }
         }
@@ -174,8 +185,8 @@ final class NettyLoops {
 
     /** True if {@code work}, a unit of {@code loop}, is a batch of I/O events rather than a task. */
     private static boolean isIo(Object work) {
-        for (String[] io : IO) {
-            if (ForeignLoops.isA(work.getClass(), io[0])) {
+        for (IoBatch io : IO) {
+            if (ForeignLoops.isA(work.getClass(), io.className())) {
                 return true;
             }
         }
@@ -336,7 +347,7 @@ final class NettyLoops {
         }
     }
 
-    /** Around one batch of I/O events (once per wake-up of the selector, not per channel). */
+    /** Around one batch of I/O events of 4.1's loops (once per wake-up of the selector with keys, not per channel). */
     static final class Io {
         @Advice.OnMethodEnter
         static LoopThread enter(@Advice.Origin Class<?> origin, @Advice.This Object io) {
@@ -346,6 +357,19 @@ final class NettyLoops {
         @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Enter LoopThread unit) {
             BlockingCheck.endUnit(unit);
+        }
+    }
+
+    /** Around one batch of I/O events of 4.2's handlers, which run one at every wake-up: one that handled nothing is counted apart. */
+    static final class CountedIo {
+        @Advice.OnMethodEnter
+        static LoopThread enter(@Advice.Origin Class<?> origin, @Advice.This Object io) {
+            return BlockingCheck.beginUnit(LoopKinds.NETTY, origin, io);
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.Enter LoopThread unit, @Advice.Return int handled, @Advice.Thrown Throwable thrown) {
+            BlockingCheck.endIoBatch(unit, thrown != null ? -1 : handled);
         }
     }
 }

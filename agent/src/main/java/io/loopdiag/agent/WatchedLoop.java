@@ -38,6 +38,11 @@ interface WatchedLoop {
     /** How many units the loop has started: the same unit seen in two samples has the same count. */
     long workCount();
 
+    /** Of {@link #workCount}, the units that found nothing to do (a Netty 4.2 I/O batch without I/O): not the loop's work. */
+    default long emptyCount() {
+        return 0;
+    }
+
     /** The thread running the unit now, or null between units: asked for its state, at no cost to the loop. */
     default Thread thread() {
         return null;

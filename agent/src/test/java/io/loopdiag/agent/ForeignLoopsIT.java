@@ -2,12 +2,14 @@ package io.loopdiag.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.loopdiag.programs.CustomTransport;
 import io.loopdiag.programs.NettyModes;
 import io.loopdiag.programs.NettyMonitor;
+import io.loopdiag.programs.NettyWakeUps;
 import io.loopdiag.agent.support.AgentRun;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -234,6 +236,21 @@ class ForeignLoopsIT {
         assertTrue(found.get(0).contains(": synchronized (waits to enter the monitor of a " + NettyMonitor.class.getName()
                 + "$PriceTable held by thread 'price-refresher') in task "), found.get(0));
         assertTrue(found.get(0).contains(", at " + NettyMonitor.class.getName() + ".readPrices(NettyMonitor.java:"), found.get(0));
+    }
+
+    /**
+     * Netty 4.2's I/O handler runs a batch at every wake-up of its loop, I/O or not: one that
+     * handled nothing is not a unit of the loop's work: a task submitted to an idle loop is one
+     * unit, not two, and an idle loop, which Netty wakes a few times a second, runs none.
+     */
+    @Test
+    void aNetty42LoopWokenForATaskCountsTheTaskAloneAsItsUnit() throws Exception {
+        String output = runTestProgram(NettyWakeUps.class, "=log=off");
+        assertTrue(output.contains("netty-wakeups done"), output);
+        long units = Long.parseLong(output.lines().filter(line -> line.startsWith("units ")).findFirst().orElseThrow().substring(6));
+        assertNotEquals(-1, units, "the idle loop's Units kept growing: its wake-ups counted as units");
+        assertTrue(units >= NettyWakeUps.TASKS, "every task is a unit: " + units);
+        assertTrue(units < NettyWakeUps.TASKS * 5 / 4, "an empty I/O batch is no unit: " + units + " for " + NettyWakeUps.TASKS + " tasks");
     }
 
     /** Runs {@code main}, a program of these tests, with the agent and {@code options}; its stdout and stderr, once it exited 0. */

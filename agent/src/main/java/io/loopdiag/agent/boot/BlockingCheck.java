@@ -157,6 +157,16 @@ public final class BlockingCheck {
         }
     }
 
+    /** The I/O batch begun by {@link #beginUnit} on this thread has ended, having handled {@code handled} channels (-1: it threw). */
+    public static void endIoBatch(LoopThread state, int handled) {
+        if (state != null) {
+            if (handled == 0) {
+                state.emptyUnits++;
+            }
+            state.end();
+        }
+    }
+
     /**
      * A unit of work of a foreign loop dispatches to the handler of {@code handler} (a Vert.x
      * route or event-bus registration), until the matching {@link #exitHandler}. Returns what to

@@ -42,6 +42,11 @@ public final class LoopThread {
     /** How many units have started on this thread. */
     public long units;
     /**
+     * Of those, the I/O batches that found no I/O to handle: Netty 4.2's I/O handlers run one at
+     * every wake-up of the loop, keys or not, and say how many they handled.
+     */
+    public long emptyUnits;
+    /**
      * The agent's record of the blocking call being made now, timed to its end (a JFR event begun
      * as it was entered), or null; the loop thread's own.
      */
