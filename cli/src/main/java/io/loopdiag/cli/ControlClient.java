@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.loopdiag.protocol.Control;
 import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.Text;
 import java.io.FilterInputStream;
@@ -15,6 +16,13 @@ import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -65,14 +73,8 @@ final class ControlClient {
      * that and every other way the request can fail is a {@link Failure}.
      */
     <T> T request(String command, AnswerReader<T> reader) throws Failure {
-        String socket = Attach.controlSocket(jvm);
-        if (socket == null) {
-            throw new Failure("JVM " + jvm.pid + " runs without the loopdiag agent: start it with -javaagent:"
-                    + Jars.agentHint() + ", or load it now with 'loopdiag attach " + jvm.pid + "'");
-        }
         AnswerStream answer = null;
-        try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-            channel.connect(UnixDomainSocketAddress.of(socket));
+        try (SocketChannel channel = connect()) {
             channel.write(ByteBuffer.wrap((command + "\n").getBytes(StandardCharsets.UTF_8)));
             answer = new AnswerStream(channel);
             return reader.read(answer);
@@ -91,6 +93,61 @@ final class ControlClient {
             }
         }
     }
+
+    /**
+     * A connection to the agent's control socket. Where the agent put it where this CLI would
+     * ({@code TMPDIR/loopdiag-USER/PID.sock}, in a folder of this user's alone), straight to it;
+     * else (the JVM's temporary folder or user is not the CLI's, or its socket is gone) at the path
+     * the JVM publishes, read through the attach mechanism, which costs a request 0.1 s, and the
+     * first to a JVM 0.3 s (docs/decisions.md).
+     */
+    private SocketChannel connect() throws Failure, IOException {
+        SocketChannel direct = direct(jvm.pid);
+        if (direct != null) {
+            return direct;
+        }
+        String socket = Attach.controlSocket(jvm);
+        if (socket == null) {
+            throw new Failure("JVM " + jvm.pid + " runs without the loopdiag agent: start it with -javaagent:"
+                    + Jars.agentHint() + ", or load it now with 'loopdiag attach " + jvm.pid + "'");
+        }
+        return open(Path.of(socket));
+    }
+
+    /**
+     * A connection to {@code PID.sock} in this user's own control folder, or null: no such socket,
+     * a folder that is not this user's alone (so no other user can have put a socket there), or
+     * nothing listening (a socket left by a JVM killed with SIGKILL). What listens there is the
+     * agent of the live process {@code pid}: an agent removes a socket of its pid before it binds
+     * its own, and binds none of another name.
+     */
+    private static SocketChannel direct(long pid) {
+        Path folder = Path.of(System.getProperty("java.io.tmpdir"), Control.DIRECTORY_PREFIX + System.getProperty("user.name"));
+        Path socket = folder.resolve(pid + ".sock");
+        try {
+            if (!Files.getPosixFilePermissions(folder, LinkOption.NOFOLLOW_LINKS).equals(OWNER_ONLY)
+                    || !Files.getOwner(folder, LinkOption.NOFOLLOW_LINKS).getName().equals(System.getProperty("user.name"))
+                    || !Files.readAttributes(socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther()) {
+                return null;
+            }
+            return open(socket);
+        } catch (IOException | RuntimeException notThere) {
+            return null;
+        }
+    }
+
+    private static SocketChannel open(Path socket) throws IOException {
+        SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            channel.connect(UnixDomainSocketAddress.of(socket));
+            return channel;
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
 
     /** The agent's answer {@code {"error": ...}} as a failure. */
     Failure agentError(String message) {

@@ -17,22 +17,35 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A JVM that cannot be attached to ({@code -XX:+DisableAttachMechanism}) still gives its dump:
- * the agent, started with {@code signal=USR1}, writes it on {@code kill -USR1}, as text on its
- * stderr or as JSON to the {@code dump} file, which the CLI then reads with {@code --file}.
+ * where its agent's socket is where the CLI looks first, through it; else the agent, started with
+ * {@code signal=USR1}, writes it on {@code kill -USR1}, as text on its stderr or as JSON to the
+ * {@code dump} file, which the CLI then reads with {@code --file}.
  */
 @Timeout(120)
 class SignalDumpIT {
     private final Jvms jvms = new Jvms();
+    @TempDir
+    Path targetTemp;
 
     @AfterEach
     void stopTargets() throws InterruptedException {
         jvms.close();
     }
 
-    /** stuck-service, attach disabled, with the agent and {@code options}; its stderr to {@code err}. */
+    /**
+     * stuck-service, attach disabled, with the agent and {@code options}; its stderr to {@code err}.
+     * Its temporary folder is not the CLI's, as in a container: the CLI does not find the agent's
+     * socket where it looks first.
+     */
     private Process stuckService(String options, Path err) throws Exception {
-        Process target = jvms.track(new ProcessBuilder(Jvms.JAVA, "-XX:+DisableAttachMechanism", "-javaagent:" + Jvms.AGENT + "=" + options,
-                "-jar", Jvms.APPS.toString(), "stuck-service").redirectError(err.toFile()).start());
+        return stuckService(options, err, List.of("-Djava.io.tmpdir=" + targetTemp));
+    }
+
+    private Process stuckService(String options, Path err, List<String> jvmOptions) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(Jvms.JAVA, "-XX:+DisableAttachMechanism"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-javaagent:" + Jvms.AGENT + "=" + options, "-jar", Jvms.APPS.toString(), "stuck-service"));
+        Process target = jvms.track(new ProcessBuilder(command).redirectError(err.toFile()).start());
         BufferedReader out = new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8));
         assertEquals("stuck-service ready", out.readLine());
         return target;
@@ -76,6 +89,16 @@ class SignalDumpIT {
         signal(target);
         await(err, "loopdiag: end of the dump of JVM " + pid, 2);
         assertTrue(target.isAlive(), "the JVM runs on after its dumps");
+    }
+
+    @Test
+    void attachDisabledTheCliStillReachesAnAgentWhoseSocketIsWhereItLooksFirst(@TempDir Path dir) throws Exception {
+        Process target = stuckService("log=off", dir.resolve("stderr.txt"), List.of());
+
+        Jvms.Run dump = jvms.cli("dump", Long.toString(target.pid()));
+        assertEquals(0, dump.exitCode(), dump.err());
+        assertEquals(100, dump.out().lines().filter(l -> l.matches("task 'request-\\d+' #\\d+ \\[suspended .*, awaits lock held by #3]:")).count(),
+                dump.out());
     }
 
     @Test

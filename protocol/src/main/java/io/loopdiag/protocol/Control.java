@@ -1,9 +1,10 @@
 package io.loopdiag.protocol;
 
 /**
- * How the CLI talks to the agent in a running JVM. The agent listens on a Unix domain socket in
- * {@code TMPDIR/loopdiag-USER} (mode {@code rwx------}) and publishes its path as the system
- * property {@link #PROPERTY}, which the CLI reads through the JDK's attach mechanism. A client
+ * How the CLI talks to the agent in a running JVM. The agent listens on a Unix domain socket,
+ * {@code TMPDIR/loopdiag-USER/PID.sock} (its folder of mode {@code rwx------}), and publishes its
+ * path as the system property {@link #PROPERTY}. The CLI connects to that path as it would name it
+ * itself, and otherwise reads the property through the JDK's attach mechanism. A client
  * sends one command line ({@link #DUMP} or {@link #INFO}, at most {@link #MAX_COMMAND_BYTES}
  * bytes) and reads one JSON document: a {@link Schemas#DUMP} document, or {@code {"error": "..."}}
  * ({@link Fields#ERROR}) when the agent refuses.

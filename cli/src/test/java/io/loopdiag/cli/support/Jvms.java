@@ -53,7 +53,12 @@ public final class Jvms implements AutoCloseable {
      * null, and returns once its first line (which it prints when ready) has come.
      */
     public Scenario start(String agentOptions, String scenario, String... args) throws IOException {
-        Process target = track(new ProcessBuilder(command(agentOptions, scenario, args))
+        return start(List.of(), agentOptions, scenario, args);
+    }
+
+    /** {@link #start} with {@code jvmOptions} before the agent's. */
+    public Scenario start(List<String> jvmOptions, String agentOptions, String scenario, String... args) throws IOException {
+        Process target = track(new ProcessBuilder(command(jvmOptions, agentOptions, scenario, args))
                 .redirectError(ProcessBuilder.Redirect.DISCARD).start());
         BufferedReader out = new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8));
         String ready = out.readLine();
@@ -67,12 +72,13 @@ public final class Jvms implements AutoCloseable {
      * scenario that runs to its end ({@link #finish} waits for it and collects what it printed).
      */
     public Process launch(String agentOptions, String scenario, String... args) throws IOException {
-        return track(new ProcessBuilder(command(agentOptions, scenario, args)).start());
+        return track(new ProcessBuilder(command(List.of(), agentOptions, scenario, args)).start());
     }
 
-    /** {@code java [-javaagent:AGENT=agentOptions] -jar test-apps.jar scenario args...}. */
-    private static List<String> command(String agentOptions, String scenario, String... args) {
+    /** {@code java jvmOptions... [-javaagent:AGENT=agentOptions] -jar test-apps.jar scenario args...}. */
+    private static List<String> command(List<String> jvmOptions, String agentOptions, String scenario, String... args) {
         List<String> command = new ArrayList<>(List.of(JAVA));
+        command.addAll(jvmOptions);
         if (agentOptions != null) {
             command.add("-javaagent:" + AGENT + "=" + agentOptions);
         }
