@@ -124,7 +124,7 @@ final class Baton {
 
     /**
      * The caller's side of an eager task's first step: hands the baton to the task's new thread
-     * and waits until the step suspends or ends, when {@link #yieldToLoop} gives it back here.
+     * and waits until the step suspends or ends, when {@link #handBack} gives it back here.
      */
     void runEagerStep(Task<?> stepped, Thread taskThread) {
         eagerCallers.push(new EagerCaller(Thread.currentThread(), task));
@@ -146,12 +146,14 @@ final class Baton {
     }
 
     /**
-     * Task side: gives the baton back and, unless {@code finished}, waits for it again. When the
-     * loop's next handle steps another suspended task, the baton goes straight to that task's
-     * thread ({@link EventLoop#takeDirectStep}): one virtual-thread switch instead of two, while
-     * the loop's thread stays parked in {@link #runTaskStep} until a task gives it back.
+     * Task side: gives the baton back, without waiting for it again: a suspending task then
+     * {@linkplain #awaitBaton awaits} it itself, so that its parked stack holds one frame less
+     * (docs/decisions.md). When the loop's next handle steps another suspended task, the baton goes
+     * straight to that task's thread ({@link EventLoop#takeDirectStep}): one virtual-thread switch
+     * instead of two, while the loop's thread stays parked in {@link #runTaskStep} until a task
+     * gives it back.
      */
-    void yieldToLoop(boolean finished) {
+    void handBack() {
         EagerCaller caller = eagerCallers.poll();
         if (caller != null) {
             task = caller.task();
@@ -162,9 +164,6 @@ final class Baton {
                 task = next;
             }
             handTo(next != null ? next.thread() : loopThread, false);
-        }
-        if (!finished) {
-            awaitBaton();
         }
     }
 

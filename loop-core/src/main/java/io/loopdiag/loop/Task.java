@@ -199,7 +199,7 @@ public final class Task<T> extends Future<T> {
         } finally {
             // Whatever happened, the baton goes back: a loop waiting for it forever is a hung loop.
             loop.tasks.remove(this);
-            loop.baton.yieldToLoop(true);
+            loop.baton.handBack();
         }
     }
 
@@ -222,7 +222,9 @@ public final class Task<T> extends Future<T> {
         waitingOn = future;
         future.addWaiter(this);
         try {
-            suspend();
+            beginSuspension();
+            loop.baton.awaitBaton();
+            endSuspension();
         } finally {
             waitingOn = null;
         }
@@ -231,14 +233,25 @@ public final class Task<T> extends Future<T> {
     /** Lets every other ready callback run once, then continues (asyncio's {@code sleep(0)}). */
     void yieldOnce() {
         loop.schedule(this);
-        suspend();
+        beginSuspension();
+        loop.baton.awaitBaton();
+        endSuspension();
     }
 
-    private void suspend() {
+    /**
+     * The task suspends: it gives the baton back, and its caller then parks in {@link Baton#awaitBaton}
+     * itself. Not one method that parks too: every method between the task's code and the park is a
+     * frame that each suspended task keeps and each dump walks (docs/decisions.md).
+     */
+    private void beginSuspension() {
         suspendedSinceNanos = loop.clockStampNanos();
         suspensions++;
         suspended = true;
-        loop.baton.yieldToLoop(false);
+        loop.baton.handBack();
+    }
+
+    /** The task holds the baton again; a cancellation requested meanwhile is thrown here. */
+    private void endSuspension() {
         suspended = false;
         if (mustCancel) {
             mustCancel = false;
