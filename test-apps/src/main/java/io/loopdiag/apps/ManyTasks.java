@@ -17,8 +17,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code many-tasks [--tasks N]}: N tasks (100,000 unless told) suspended three calls deep on a
  * future nobody completes, for timing a dump. A 1 ms timer measures how late the loop runs it;
  * each line read on stdin is answered with {@code worst-stall-ms X}, the worst lateness since
- * the previous line, so a benchmark can ask before and after a dump. Prints {@code many-tasks
- * ready} once every task is suspended; serves until killed.
+ * the previous line, so a benchmark can ask before and after a dump. The line {@code walk} is
+ * answered with {@code walked-ms X cpu-ms Y frames Z}: the JDK's walk of every task's stack
+ * ({@code Thread.getStackTrace}), on the one thread reading stdin, the floor under a dump. Prints
+ * {@code many-tasks ready} once every task is suspended; serves until killed.
  */
 final class ManyTasks {
     static final String NAME = "many-tasks";
@@ -52,7 +54,8 @@ final class ManyTasks {
             // here), and the first dump measured would carry the pause of this start, not its own.
             System.gc();
             tick(Async.loop(), System.nanoTime() + TICK_NANOS);
-            Thread answering = Thread.ofPlatform().daemon().name("many-tasks-stdin").start(ManyTasks::answerStdin);
+            EventLoop loop = Async.loop();
+            Thread answering = Thread.ofPlatform().daemon().name("many-tasks-stdin").start(() -> answerStdin(loop));
             System.out.println(NAME + " ready");
             System.out.flush();
             await(never);
@@ -81,10 +84,29 @@ final class ManyTasks {
         loop.callLater(Duration.ofNanos(TICK_NANOS), () -> tick(loop, now + TICK_NANOS));
     }
 
-    private static void answerStdin() {
+    /** Walks every task's stack as the JDK does for a thread dump, and prints how long it took. */
+    private static void walk(EventLoop loop) {
+        java.util.List<Thread> tasks = loop.allTasks().stream().map(io.loopdiag.loop.Task::thread).toList();
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long cpu = threads.getCurrentThreadCpuTime();
+        long started = System.nanoTime();
+        long frames = 0;
+        for (Thread thread : tasks) {
+            frames += thread.getStackTrace().length;
+        }
+        System.out.printf("walked-ms %.1f cpu-ms %.1f frames %d%n", (System.nanoTime() - started) / 1e6,
+                (threads.getCurrentThreadCpuTime() - cpu) / 1e6, frames);
+    }
+
+    private static void answerStdin(EventLoop loop) {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-            while (in.readLine() != null) {
-                System.out.printf("worst-stall-ms %.3f%n", worstLateNanos.getAndSet(0) / 1e6);
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (line.equals("walk")) {
+                    walk(loop);
+                } else {
+                    System.out.printf("worst-stall-ms %.3f%n", worstLateNanos.getAndSet(0) / 1e6);
+                }
                 System.out.flush();
             }
         } catch (java.io.IOException closed) {
