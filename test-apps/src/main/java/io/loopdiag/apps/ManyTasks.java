@@ -6,10 +6,14 @@ import static io.loopdiag.loop.Async.sleep;
 import io.loopdiag.loop.Async;
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.Future;
+import io.loopdiag.loop.Task;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -86,8 +90,8 @@ final class ManyTasks {
 
     /** Walks every task's stack as the JDK does for a thread dump, and prints how long it took. */
     private static void walk(EventLoop loop) {
-        java.util.List<Thread> tasks = loop.allTasks().stream().map(io.loopdiag.loop.Task::thread).toList();
-        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        List<Thread> tasks = loop.allTasks().stream().map(Task::thread).toList();
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long cpu = threads.getCurrentThreadCpuTime();
         long started = System.nanoTime();
         long frames = 0;
