@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.loopdiag.cli.support.Jvms;
+import io.loopdiag.protocol.Control;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -57,6 +58,10 @@ class ControlSocketIT {
             Thread.ofVirtual().start(() -> {
                 while (true) {
                     try (SocketChannel client = impostor.accept()) {
+                        ByteBuffer command = ByteBuffer.allocate(Control.MAX_COMMAND_BYTES);
+                        while (client.read(command) > 0 && command.get(command.position() - 1) != '\n') {
+                            // the command line, read to its end as the agent does, so that the CLI's write never meets a closed socket
+                        }
                         client.write(ByteBuffer.wrap("{\"error\": \"an impostor answered\"}".getBytes(StandardCharsets.UTF_8)));
                     } catch (java.io.IOException closed) {
                         return;
