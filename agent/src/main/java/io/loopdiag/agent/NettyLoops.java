@@ -110,7 +110,7 @@ final class NettyLoops {
         for (IoBatch io : IO) {
             hooks.add(new Hook(io.className(), io.className() + "#" + io.method(),
                     io.counted() ? named(io.method()).and(returns(int.class)) : named(io.method()),
-                    Advice.to(io.counted() ? CountedIo.class : Io.class),
+                    Advice.to(Io.class, io.counted() ? CountedIoEnd.class : IoEnd.class),
                     "its I/O (the channel handlers) is neither timed nor checked for blocking calls").checked(Hook.Check.NEVER));
         }
         return List.copyOf(hooks);
@@ -347,26 +347,24 @@ final class NettyLoops {
         }
     }
 
-    /** Around one batch of I/O events of 4.1's loops (once per wake-up of the selector with keys, not per channel). */
+    /** The start of one batch of I/O events (once per wake-up of the selector, not per channel). */
     static final class Io {
         @Advice.OnMethodEnter
         static LoopThread enter(@Advice.Origin Class<?> origin, @Advice.This Object io) {
             return BlockingCheck.beginUnit(LoopKinds.NETTY, origin, io);
         }
+    }
 
+    /** The end of a batch of 4.1's loops, which run one only when keys are ready. */
+    static final class IoEnd {
         @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Enter LoopThread unit) {
             BlockingCheck.endUnit(unit);
         }
     }
 
-    /** Around one batch of I/O events of 4.2's handlers, which run one at every wake-up: one that handled nothing is counted apart. */
-    static final class CountedIo {
-        @Advice.OnMethodEnter
-        static LoopThread enter(@Advice.Origin Class<?> origin, @Advice.This Object io) {
-            return BlockingCheck.beginUnit(LoopKinds.NETTY, origin, io);
-        }
-
+    /** The end of a batch of 4.2's handlers, which run one at every wake-up: one that handled nothing is counted apart. */
+    static final class CountedIoEnd {
         @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Enter LoopThread unit, @Advice.Return int handled, @Advice.Thrown Throwable thrown) {
             BlockingCheck.endIoBatch(unit, thrown != null ? -1 : handled);
