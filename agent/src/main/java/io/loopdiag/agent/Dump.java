@@ -101,7 +101,7 @@ final class Dump {
         if (withStacks) {
             json.writeArrayFieldStart(Fields.TASKS);
             RenderedStacks stacks = new RenderedStacks();
-            LoopSnapshot.eachTask(tasks, true, (live, task) -> writeTask(json, task, live, now, stacks));
+            LoopSnapshot.eachTask(tasks, ThreadStacks::of, (live, task) -> writeTask(json, task, live, now, stacks));
             json.writeEndArray();
         } else {
             longestWaiting(json, tasks, now);
@@ -116,7 +116,7 @@ final class Dump {
     private static void longestWaiting(JsonGenerator json, List<Task<?>> tasks, long now) throws IOException {
         java.util.PriorityQueue<LoopSnapshot.TaskSnapshot> oldest = new java.util.PriorityQueue<>(
                 java.util.Comparator.comparingLong(t -> -t.suspendedSinceNanos()));
-        LoopSnapshot.eachTask(tasks, false, (live, task) -> {
+        LoopSnapshot.eachTask(tasks, null, (live, task) -> {
             if (task.state().equals(States.SUSPENDED)) {
                 oldest.add(task);
                 if (oldest.size() > LONGEST_WAITING) {

@@ -53,6 +53,7 @@ final class Installation {
         Weaver weaver = weave(hooks);
         foreignLoops.weaver(weaver);
         AwtLoops.open(instrumentation);
+        ThreadStacks.open(instrumentation);
         ForeignLoops.adoptRunning();
         if (loopClass != null && blocking) {
             LoopHooks.adoptRunningLoops();

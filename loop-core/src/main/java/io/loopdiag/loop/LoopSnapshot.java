@@ -87,6 +87,19 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
     public record Worker(String name, long threadId, String state, List<StackTraceElement> stack) {
     }
 
+    /**
+     * How a snapshot reads a thread's stack, innermost frame first, as {@link Thread#getStackTrace}
+     * does: {@link #JDK_STACKS}, or an equivalent that is cheaper to run (the agent's reads the
+     * JDK's own thread snapshot where the JDK has one, docs/decisions.md).
+     */
+    @FunctionalInterface
+    public interface StackSource {
+        StackTraceElement[] of(Thread thread);
+    }
+
+    /** {@link Thread#getStackTrace}. */
+    public static final StackSource JDK_STACKS = Thread::getStackTrace;
+
     /** Tasks whose stacks are walked together; a loop with fewer walks them on the calling thread alone, where a helper costs more than it saves. */
     private static final int CHUNK = 1_024;
 
@@ -94,7 +107,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         List<Task<?>> all = loop.allTasks();
         LoopSnapshot snapshot = withoutTasks(loop, withStacks);
         List<TaskSnapshot> tasks = new ArrayList<>(all.size());
-        eachTask(all, withStacks, (task, taken) -> tasks.add(taken));
+        eachTask(all, withStacks ? JDK_STACKS : null, (task, taken) -> tasks.add(taken));
         return new LoopSnapshot(snapshot.loopId, snapshot.name, snapshot.state, snapshot.threadName, snapshot.takenAtNanos,
                 snapshot.readyCount, snapshot.timerCount, snapshot.dispatchCount, snapshot.running, List.copyOf(tasks));
     }
@@ -112,26 +125,27 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
     }
 
     /**
-     * Takes the snapshot of each of {@code tasks} (from {@link EventLoop#allTasks}) and hands it
-     * to {@code action} with its task, in order, keeping none: a dump of 100,000 tasks holds two
+     * Takes the snapshot of each of {@code tasks} (from {@link EventLoop#allTasks}), with the
+     * stacks {@code stacks} reads or without stacks when it is null, and hands it to {@code action}
+     * with its task, in order, keeping none: a dump of 100,000 tasks holds two
      * chunks of stacks at a time, so what it allocates dies young and the collector's pauses stay
      * short for the loop being dumped. Walking a parked virtual thread's stack costs hundreds of
      * callbacks (see docs/decisions.md), so while {@code action} takes one chunk, a helper from
      * the common pool walks the next, and the calling thread joins it when done.
      */
-    public static <E extends Exception> void eachTask(List<Task<?>> tasks, boolean withStacks, TaskAction<E> action) throws E {
+    public static <E extends Exception> void eachTask(List<Task<?>> tasks, StackSource stacks, TaskAction<E> action) throws E {
         Map<List<StackTraceElement>, List<StackTraceElement>> kept = new ConcurrentHashMap<>();
-        if (!withStacks || tasks.size() <= CHUNK) {
+        if (stacks == null || tasks.size() <= CHUNK) {
             for (Task<?> task : tasks) {
-                action.accept(task, taskSnapshot(task, withStacks, kept));
+                action.accept(task, taskSnapshot(task, stacks, kept));
             }
             return;
         }
-        ChunkWalk walk = ChunkWalk.start(tasks.subList(0, CHUNK), kept);
+        ChunkWalk walk = ChunkWalk.start(tasks.subList(0, CHUNK), stacks, kept);
         for (int from = CHUNK; walk != null; from += CHUNK) {
             TaskSnapshot[] taken = walk.finish();
             List<Task<?>> chunk = walk.chunk;
-            walk = from < tasks.size() ? ChunkWalk.start(tasks.subList(from, Math.min(from + CHUNK, tasks.size())), kept) : null;
+            walk = from < tasks.size() ? ChunkWalk.start(tasks.subList(from, Math.min(from + CHUNK, tasks.size())), stacks, kept) : null;
             for (int i = 0; i < taken.length; i++) {
                 action.accept(chunk.get(i), taken[i]);
             }
@@ -145,6 +159,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
      */
     private static final class ChunkWalk implements Runnable {
         final List<Task<?>> chunk;
+        private final StackSource stacks;
         private final Map<List<StackTraceElement>, List<StackTraceElement>> kept;
         private final TaskSnapshot[] taken;
         private final AtomicInteger claimed = new AtomicInteger();
@@ -152,14 +167,15 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         /** What a walk threw, thrown again by {@link #finish}: not on a pool thread, where it would be the application's to log. */
         private volatile Throwable failed;
 
-        private ChunkWalk(List<Task<?>> chunk, Map<List<StackTraceElement>, List<StackTraceElement>> kept) {
+        private ChunkWalk(List<Task<?>> chunk, StackSource stacks, Map<List<StackTraceElement>, List<StackTraceElement>> kept) {
             this.chunk = chunk;
+            this.stacks = stacks;
             this.kept = kept;
             this.taken = new TaskSnapshot[chunk.size()];
         }
 
-        static ChunkWalk start(List<Task<?>> chunk, Map<List<StackTraceElement>, List<StackTraceElement>> kept) {
-            ChunkWalk walk = new ChunkWalk(chunk, kept);
+        static ChunkWalk start(List<Task<?>> chunk, StackSource stacks, Map<List<StackTraceElement>, List<StackTraceElement>> kept) {
+            ChunkWalk walk = new ChunkWalk(chunk, stacks, kept);
             ForkJoinPool.commonPool().execute(walk);
             return walk;
         }
@@ -169,7 +185,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
             int i;
             while ((i = claimed.getAndIncrement()) < taken.length) {
                 try {
-                    taken[i] = taskSnapshot(chunk.get(i), true, kept);
+                    taken[i] = taskSnapshot(chunk.get(i), stacks, kept);
                 } catch (Throwable e) {
                     failed = e;
                 } finally {
@@ -223,14 +239,14 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         return callback instanceof Task<?> task ? task.thread() : loop.thread();
     }
 
-    private static TaskSnapshot taskSnapshot(Task<?> task, boolean withStacks,
+    private static TaskSnapshot taskSnapshot(Task<?> task, StackSource stacks,
                                              Map<List<StackTraceElement>, List<StackTraceElement>> kept) {
         Future<?> awaited = task.awaiting();
-        Awaiting awaiting = awaited == null ? null : awaiting(awaited, withStacks);
+        Awaiting awaiting = awaited == null ? null : awaiting(awaited, stacks);
         List<StackTraceElement> stack = List.of();
         Thread thread = task.thread();
-        if (withStacks && thread != null) {
-            stack = task.isSuspended() ? suspensionStack(task, thread, kept) : runningStack(thread.getStackTrace());
+        if (stacks != null && thread != null) {
+            stack = task.isSuspended() ? suspensionStack(task, thread, stacks, kept) : runningStack(stacks.of(thread));
         }
         return new TaskSnapshot(task.id(), task.name(), task.stateName(), awaiting, task.suspendedSinceNanos(), stack);
     }
@@ -247,7 +263,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
      * leaves behind in the target is bounded: about 36 bytes a task besides, in the loop's
      * {@link TaskTable}, not on the task (why: the table's comment).
      */
-    private static List<StackTraceElement> suspensionStack(Task<?> task, Thread thread,
+    private static List<StackTraceElement> suspensionStack(Task<?> task, Thread thread, StackSource stacks,
                                                            Map<List<StackTraceElement>, List<StackTraceElement>> kept) {
         int suspension = task.suspensions();
         TaskTable table = task.loop.tasks;
@@ -255,7 +271,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         if (walked != null) {
             return walked;
         }
-        List<StackTraceElement> frames = suspensionStack(thread.getStackTrace());
+        List<StackTraceElement> frames = suspensionStack(stacks.of(thread));
         if (task.isSuspended() && task.suspensions() == suspension) { // still the suspension walked
             List<StackTraceElement> shared = kept.size() < MAX_KEPT_STACKS ? kept.computeIfAbsent(frames, same -> same) : kept.get(frames);
             if (shared != null) {
@@ -267,7 +283,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
     }
 
     /** What a task awaiting {@code awaited} waits for, followed through the future's await subject to the tasks behind it. */
-    private static Awaiting awaiting(Future<?> awaited, boolean withStacks) {
+    private static Awaiting awaiting(Future<?> awaited, StackSource stacks) {
         if (awaited instanceof Task<?> other) {
             return new Awaiting(AwaitKinds.TASK, other.toString(), other.id(), -1, List.of(other.id()), null, -1, null);
         }
@@ -279,7 +295,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         if (subject instanceof EventLoop.WorkerCall call && call.thread != null) {
             Thread thread = call.thread;
             worker = new Worker(thread.getName(), thread.threadId(), thread.getState().name(),
-                    withStacks ? List.of(thread.getStackTrace()) : List.of());
+                    stacks != null ? List.of(stacks.of(thread)) : List.of());
         }
         return new Awaiting(awaited.awaitKind(), awaited.awaitLabel() != null ? awaited.awaitLabel() : awaited.toString(), -1,
                 timer != null ? timer.deadlineNanos() : -1, List.copyOf(waitsOn), worker,
