@@ -202,7 +202,7 @@ final class Installation {
     private Watchdog watchdog(Findings findings, boolean loopCore, NeverAwaited coroutines, LostExceptions failures,
                               NettyPromises promises, MonitorWaits monitors, LoopHealth health) {
         Supplier<List<WatchedLoop>> loops = loopCore ? () -> {
-            List<WatchedLoop> all = new ArrayList<>(LoopCoreUnits.watched());
+            List<WatchedLoop> all = new ArrayList<>(LoopCoreUnits.watched(blocking));
             all.addAll(ForeignLoops.watched());
             return all;
         } : ForeignLoops::watched;

@@ -1,5 +1,6 @@
 package io.loopdiag.agent;
 
+import io.loopdiag.agent.boot.BlockingCheck;
 import io.loopdiag.loop.EventLoop;
 import io.loopdiag.loop.Handle;
 import io.loopdiag.loop.LoopSnapshot;
@@ -37,18 +38,27 @@ final class LoopCoreUnits {
         return LoopSnapshot.runningStack(frames);
     }
 
-    /** The open loops of loop-core in this JVM, oldest first, as the watchdog samples them. */
-    static List<WatchedLoop> watched() {
+    /**
+     * The open loops of loop-core in this JVM, oldest first, as the watchdog samples them;
+     * {@code hooked}: the agent hooks each loop's runs and idle waits (with the blocking check).
+     */
+    static List<WatchedLoop> watched(boolean hooked) {
         List<EventLoop> open = EventLoop.allLoops();
         List<WatchedLoop> loops = new ArrayList<>(open.size());
         for (EventLoop loop : open) {
-            loops.add(new Watched(loop));
+            loops.add(new Watched(loop, hooked));
         }
         return loops;
     }
 
     /** A loop-core loop: it publishes the handle it dispatches and a dispatch count. */
-    record Watched(EventLoop loop) implements WatchedLoop {
+    record Watched(EventLoop loop, boolean hooked) implements WatchedLoop {
+        /** A run begins in a hooked method, and an idle wait ends in one ({@code BlockingCheck.loopCoreStarted}, {@code exitIdle}). */
+        @Override
+        public boolean wakesWatchdog() {
+            return hooked && (!loop.isRunning() || BlockingCheck.loopCoreWaits(loop));
+        }
+
         @Override
         public Object key() {
             return loop;

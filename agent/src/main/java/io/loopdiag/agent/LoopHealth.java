@@ -102,6 +102,18 @@ final class LoopHealth {
     }
 
     /**
+     * The watchdog slept through {@code samples} samples, while no loop ran anything: each loop's
+     * utilization counts them as samples that found it idle, as they would have.
+     */
+    synchronized void idle(long samples) {
+        if (samples > 0) {
+            for (Stats loopStats : stats.values()) {
+                loopStats.samples += samples;
+            }
+        }
+    }
+
+    /**
      * Rolls the interval that ends at {@code nowNanos} into each open loop's {@link LoopStatistics},
      * with its findings by kind from {@code findings}. Once a second, on the watchdog's thread.
      */

@@ -1,5 +1,6 @@
 package io.loopdiag.agent;
 
+import io.loopdiag.agent.boot.BlockingCheck;
 import io.loopdiag.protocol.Kind;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -23,6 +24,13 @@ import java.util.function.Supplier;
  * <p>Time a callback's thread spends loading or initializing classes (the JVM warming up: a
  * sample that finds a class loader or a static initializer on its stack) is not counted against
  * the limit, and the report says how much there was.
+ *
+ * <p>While no loop runs anything, the watchdog sleeps: when two samples in a row find every loop
+ * idle, its unit count unchanged, and starting its next unit through a hook that wakes the
+ * watchdog ({@link WatchedLoop#wakesWatchdog}), it sleeps until a unit begins or its once-a-second
+ * housekeeping is due. It says so a sample before it sleeps, so that a unit begun before the
+ * hook could see it shows in that sample. An idle JVM then pays about one wake-up a second, not
+ * one a sampling period, and the unit that wakes it is timed from its start.
  *
  * <p>A callback still running past {@code slow} is a <b>loop-stall</b>, reported while it runs with
  * the stack at that moment, again at 2, 4, 8... times the limit; when it returns, a callback that
@@ -52,6 +60,7 @@ final class Watchdog implements Runnable {
         String loopName;
         Object work;
         long dispatch = -1;
+        long seenCount = -1; // the loop's unit count at the last sample
         long previousSampleNanos; // the last sample before it was seen: it started after this
         long firstSeenNanos;
         long lastSeenNanos;
@@ -99,11 +108,12 @@ final class Watchdog implements Runnable {
 
     @Override
     public void run() {
+        Thread me = Thread.currentThread();
         try {
             warmUp();
             while (true) {
                 long nowNanos = System.nanoTime();
-                sample(nowNanos);
+                boolean quiet = sample(nowNanos);
                 if (nowNanos - lastHousekeepingNanos >= HOUSEKEEPING_EVERY_NANOS) {
                     lastHousekeepingNanos = nowNanos;
                     housekeeping.run();
@@ -111,7 +121,15 @@ final class Watchdog implements Runnable {
                         health.roll(loops.get(), findings, nowNanos);
                     }
                 }
-                LockSupport.parkNanos(periodNanos);
+                if (quiet && BlockingCheck.isQuiet(me)) { // quiet since the sample before, and no unit has begun
+                    LockSupport.parkNanos(lastHousekeepingNanos + HOUSEKEEPING_EVERY_NANOS - System.nanoTime());
+                    if (health != null) {
+                        health.idle((System.nanoTime() - nowNanos) / periodNanos - 1); // the samples slept through
+                    }
+                } else {
+                    BlockingCheck.quiet(quiet ? me : null);
+                    LockSupport.parkNanos(periodNanos);
+                }
             }
         } catch (Throwable failure) {
             // The application must never notice the watchdog, not even its end.
@@ -134,15 +152,22 @@ final class Watchdog implements Runnable {
         loops.get();
     }
 
-    /** One sample of every loop, at {@code nowNanos} on the watchdog's clock. */
-    synchronized void sample(long nowNanos) {
+    /**
+     * One sample of every loop, at {@code nowNanos} on the watchdog's clock. Returns whether the
+     * sample was quiet: no loop runs a unit or has begun one since the last sample, and each
+     * begins its next through a hook that wakes the watchdog.
+     */
+    synchronized boolean sample(long nowNanos) {
         Set<Object> open = Collections.newSetFromMap(new IdentityHashMap<>());
+        boolean quiet = true;
         for (WatchedLoop loop : loops.get()) {
             open.add(loop.key());
             Span span = spans.computeIfAbsent(loop.key(), l -> new Span());
             span.loopName = loop.name();
             Object work = loop.currentWork();
             long dispatch = loop.workCount();
+            quiet &= work == null && dispatch == span.seenCount && loop.wakesWatchdog();
+            span.seenCount = dispatch;
             if (health != null) {
                 health.sample(loop, work != null, nowNanos);
             }
@@ -196,6 +221,7 @@ final class Watchdog implements Runnable {
             }
         });
         lastSampleNanos = nowNanos;
+        return quiet;
     }
 
     /**

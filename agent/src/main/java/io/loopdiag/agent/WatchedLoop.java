@@ -43,6 +43,15 @@ interface WatchedLoop {
         return 0;
     }
 
+    /**
+     * Whether the loop, idle now, begins its next unit through a hook that wakes a quiet watchdog
+     * ({@code BlockingCheck.quiet}): every unit of a foreign loop does; a loop-core loop does
+     * when it is not running or waits in its idle wait, where the agent hooks both.
+     */
+    default boolean wakesWatchdog() {
+        return true;
+    }
+
     /** The thread running the unit now, or null between units: asked for its state, at no cost to the loop. */
     default Thread thread() {
         return null;

@@ -94,6 +94,21 @@ class LoopHealthTest {
     }
 
     @Test
+    void theSamplesTheWatchdogSleptThroughCountAsIdle() {
+        health.roll(List.of(loop), findings, SECOND);
+        long now = SECOND;
+        for (int sample = 0; sample < 100; sample++) { // busy for half a second, sampled every 5 ms
+            loop.work = "callback";
+            now += SECOND / 200;
+            health.sample(loop, true, now);
+        }
+        loop.work = null;
+        health.idle(100); // then quiet for the other half, asleep
+        health.roll(List.of(loop), findings, 2 * SECOND);
+        assertEquals(0.5, health.latest().get(0).utilization(), 1e-9);
+    }
+
+    @Test
     void aProbeRunLateIsThatLateAndOneNotYetRunCountsWithItsAge() {
         health.roll(List.of(loop), findings, SECOND);
         health.sample(loop, false, SECOND + 20_000_000);

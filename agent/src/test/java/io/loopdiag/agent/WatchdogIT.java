@@ -38,6 +38,21 @@ class WatchdogIT {
                 "reported while it ran:\n" + run.stderr());
     }
 
+    /**
+     * The loop idles 400 ms before each callback: the watchdog sleeps through each idle spell, and
+     * the hook at the loop's wake-up wakes it, so that it times each callback from its start. Were
+     * it left asleep until its housekeeping, once a second, it would see a callback late or not at
+     * all, and the 120 ms one would be too short to report.
+     */
+    @Test
+    void aCallbackAfterAnIdleSpellIsTimedFromItsStart(@TempDir Path dir) throws Exception {
+        AgentRun run = AgentRun.runWithReport(AgentRun.APPS, dir, "", "slow-callback", "--apart", "400");
+        List<String> slow = run.blocks("slow-callback");
+        assertTrue(slow.stream().anyMatch(b -> b.contains("blockFor120Millis(")), "the 120 ms callback:\n" + run.stderr());
+        assertTrue(slow.stream().anyMatch(b -> b.contains("blockFor250Millis(")), "the 250 ms callback:\n" + run.stderr());
+        assertTrue(slow.stream().noneMatch(b -> b.contains("blockFor90Millis(")), "not the 90 ms one:\n" + run.stderr());
+    }
+
     @Test
     void callbacksFarUnderTheLimitAreNotReported() throws Exception {
         AgentRun run = AgentRun.run("slow=1s", "slow-callback");

@@ -1,6 +1,7 @@
 package io.loopdiag.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.loopdiag.agent.support.AgentRun;
@@ -22,7 +23,7 @@ class WatchdogTest {
     private static final long SLOW = TimeUnit.MILLISECONDS.toNanos(100);
 
     /** A loop whose running callback and stack the test sets. */
-    static final class FakeLoop implements WatchedLoop {
+    static class FakeLoop implements WatchedLoop {
         private final String name;
         private Object work;
         private long count;
@@ -112,6 +113,35 @@ class WatchdogTest {
     @Test
     void theWatchdogSamplesTwentyTimesPerLimit() {
         assertEquals(TimeUnit.MILLISECONDS.toNanos(5), watchdog.periodNanos());
+    }
+
+    @Test
+    void aSampleIsQuietOnlyWhenNoLoopHasRunAnythingSinceTheOneBefore() {
+        assertTrue(watchdog.sample(now += watchdog.periodNanos()), "idle, and idle the sample before");
+        loop.start("quick", "com.acme.Cart.total");
+        loop.end();
+        assertFalse(watchdog.sample(now += watchdog.periodNanos()), "a unit began and ended between two samples");
+        assertTrue(watchdog.sample(now += watchdog.periodNanos()));
+        loop.start("long", "com.acme.Cart.total");
+        assertFalse(watchdog.sample(now += watchdog.periodNanos()), "a unit runs");
+        assertFalse(watchdog.sample(now += watchdog.periodNanos()), "a unit still runs");
+        loop.end();
+        assertTrue(watchdog.sample(now += watchdog.periodNanos()), "it ended, and nothing began since the sample before");
+    }
+
+    @Test
+    void aLoopThatWouldNotWakeTheWatchdogKeepsItSampling() {
+        FakeLoop unhooked = new FakeLoop("unhooked") {
+            @Override
+            public boolean wakesWatchdog() {
+                return false;
+            }
+        };
+        loops.add(unhooked);
+        watchdog.sample(now += watchdog.periodNanos());
+        assertFalse(watchdog.sample(now += watchdog.periodNanos()), "idle, but it would begin its next unit unseen");
+        loops.remove(unhooked);
+        assertTrue(watchdog.sample(now += watchdog.periodNanos()));
     }
 
     @Test

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
@@ -83,6 +84,12 @@ public final class BlockingCheck {
     private static volatile Supplier<Object> heldLoop;
     /** The state of each loop-core loop running now, by loop: shared by whoever holds its baton. */
     private static final Map<Object, LoopThread> LOOP_CORE = new ConcurrentHashMap<>();
+    /**
+     * The agent's watchdog while it sleeps through a quiet spell (no loop ran a unit since two of
+     * its samples), else null: the next unit to begin wakes it ({@link #wakeWatchdog}), so that the
+     * watchdog times that unit from its start. One read of this field per unit.
+     */
+    private static volatile Thread quietWatchdog;
 
     private BlockingCheck() {
     }
@@ -100,6 +107,34 @@ public final class BlockingCheck {
     /** loop-core's {@code loop} starts a run: from now on, whoever holds its baton runs loop code. */
     public static void loopCoreStarted(Object loop) {
         LOOP_CORE.put(loop, loopCoreState());
+        wakeWatchdog();
+    }
+
+    /** Whether loop-core's running {@code loop} waits in its own idle wait, which it leaves through {@link #exitIdle}. */
+    public static boolean loopCoreWaits(Object loop) {
+        LoopThread state = LOOP_CORE.get(loop);
+        return state != null && state.idle > 0;
+    }
+
+    /**
+     * {@code watchdog} sleeps from now on until the next unit of any loop begins, or wakes as it
+     * would anyway; null: it samples again on its period.
+     */
+    public static void quiet(Thread watchdog) {
+        quietWatchdog = watchdog;
+    }
+
+    /** Whether {@code watchdog} is still quiet: no unit has begun since it said so. */
+    public static boolean isQuiet(Thread watchdog) {
+        return quietWatchdog == watchdog;
+    }
+
+    private static void wakeWatchdog() {
+        Thread sleeping = quietWatchdog;
+        if (sleeping != null) {
+            quietWatchdog = null;
+            LockSupport.unpark(sleeping);
+        }
     }
 
     /** loop-core's {@code loop} was running when the agent started, unless it is known already. */
@@ -142,6 +177,9 @@ public final class BlockingCheck {
      * Returns the thread's state, for {@link #endUnit}.
      */
     public static LoopThread beginUnit(String hint, Class<?> origin, Object work) {
+        if (quietWatchdog != null) {
+            wakeWatchdog();
+        }
         LoopThread state = STATE.get();
         if (state == null || state == ORDINARY || state.kind == null) {
             state = foreign(state, hint, origin);
@@ -203,6 +241,9 @@ public final class BlockingCheck {
         LoopThread state = known();
         if (state != null && state != ORDINARY && state.idle > 0) { // > 0: a wait entered before the agent was
             state.idle--;
+        }
+        if (quietWatchdog != null) {
+            wakeWatchdog();
         }
     }
 
