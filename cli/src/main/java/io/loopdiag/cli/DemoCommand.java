@@ -78,21 +78,15 @@ final class DemoCommand implements Callable<Integer> {
             Thread.sleep(LET_IT_STALL_MILLIS);
             String pid = Long.toString(service.pid());
             synchronized (out) {
-                out.println();
-                out.println("== 2. Every request times out, the CPU idles. What is stuck, and on what? loopdiag hang --interval 1s " + pid);
+                title(out, "== 2. Every request times out, the CPU idles. What is stuck, and on what? loopdiag hang --interval 1s " + pid);
                 printHead(out, verb("hang", "--interval", "1s", pid), 14);
-                out.println();
-                out.println("== 3. Which task waits on what? loopdiag ps " + pid);
+                title(out, "== 3. Which task waits on what? loopdiag ps " + pid);
                 printHead(out, verb("ps", "--sort", "waited", pid), PS_ROWS_SHOWN + 1);
-                out.println();
-                out.println("== 4. The loop is inside one callback, at which line? loopdiag dump " + pid + " (start)");
+                title(out, "== 4. The loop is inside one callback, at which line? loopdiag dump " + pid + " (start)");
                 printHead(out, verb("dump", pid), 16);
-                out.println();
-                out.println("== 5. Who waits on whom: loopdiag pstree " + pid);
+                title(out, "== 5. Who waits on whom: loopdiag pstree " + pid);
                 printHead(out, verb("pstree", pid), 8);
-                out.println();
-                out.println("== 6. Stopping the service; at exit the agent reports what nobody retrieved:");
-                out.flush();
+                title(out, "== 6. Stopping the service; at exit the agent reports what nobody retrieved:");
             }
         } finally {
             // SIGTERM through the handle: Process.destroy would also close the pipes, and lose
@@ -135,6 +129,13 @@ final class DemoCommand implements Callable<Integer> {
         PrintWriter writer = new PrintWriter(text, true);
         Main.commandLine(writer, writer).execute(args);
         return text.toString();
+    }
+
+    /** A step's title after a blank line, shown at once: the step's verb takes a moment. */
+    private static void title(PrintWriter out, String title) {
+        out.println();
+        out.println(title);
+        out.flush();
     }
 
     private static void printHead(PrintWriter out, String text, int lines) {
