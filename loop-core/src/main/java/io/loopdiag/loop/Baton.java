@@ -45,6 +45,8 @@ final class Baton {
      * cost 16 bytes a task (docs/decisions.md).
      */
     final Runnable taskThreadBody = this::runTaskThread;
+    /** Builds every task's thread: one builder per loop, used by the thread holding the baton. */
+    private final Thread.Builder.OfVirtual taskThreads = Thread.ofVirtual();
 
     /** A thread waiting for an eager task's first step, and the task it runs (null: the loop itself). */
     private record EagerCaller(Thread thread, Task<?> task) {
@@ -58,6 +60,14 @@ final class Baton {
     /** An unstarted virtual thread to run the loop, on the loop's carrier when it has one. */
     Thread newLoopThread(String name, Runnable body) {
         return carrier == null ? Thread.ofVirtual().name(name).unstarted(body) : carrier.newLoopThread(name, body);
+    }
+
+    /**
+     * An unstarted thread for a task named {@code name}, whose body is {@link #taskThreadBody}; on
+     * the thread holding the baton. It inherits the scheduler of the thread that creates it.
+     */
+    Thread newTaskThread(String name) {
+        return taskThreads.name(name).unstarted(taskThreadBody);
     }
 
     /** The calling thread starts running the loop's iterations, holding the baton. */

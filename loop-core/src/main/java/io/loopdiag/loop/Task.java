@@ -164,7 +164,7 @@ public final class Task<T> extends Future<T> {
      * {@code task 'fetch' #12}, see docs/decisions.md).
      */
     private Thread newThread() {
-        return Thread.ofVirtual().name(name()).unstarted(loop.baton.taskThreadBody);
+        return loop.baton.newTaskThread(name());
     }
 
     /** Whether a step would resume this task's parked thread (not start it, not skip a finished task). */
