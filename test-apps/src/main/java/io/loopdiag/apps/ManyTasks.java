@@ -38,8 +38,8 @@ final class ManyTasks {
 
     static int main(String[] args) throws Exception {
         int tasks = 100_000;
-        if (args.length == 2 && args[0].equals("--tasks")) {
-            tasks = Integer.parseInt(args[1]);
+        if (args.length > 0 && args[0].equals("--tasks") && args.length <= 2) {
+            tasks = (int) Main.parseNumber(args, 0, 1, 10_000_000);
         } else if (args.length != 0) {
             throw new IllegalArgumentException("usage: " + NAME + " [--tasks N]");
         }

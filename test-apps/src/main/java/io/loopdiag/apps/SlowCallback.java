@@ -20,8 +20,8 @@ final class SlowCallback {
 
     static int main(String[] args) throws Exception {
         Duration apart = Duration.ZERO;
-        if (args.length == 2 && args[0].equals("--apart")) {
-            apart = Duration.ofMillis(Long.parseLong(args[1]));
+        if (args.length > 0 && args[0].equals("--apart") && args.length <= 2) {
+            apart = Duration.ofMillis(Main.parseNumber(args, 0, 0, 60_000));
         } else if (args.length != 0) {
             throw new IllegalArgumentException("usage: " + NAME + " [--apart MS]");
         }

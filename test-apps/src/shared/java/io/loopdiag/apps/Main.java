@@ -63,6 +63,19 @@ public final class Main {
         return Integer.parseInt(value);
     }
 
+    /**
+     * The whole number given to the option {@code args[i]} in {@code args[i + 1]}, from {@code min}
+     * to {@code max}; anything else throws IllegalArgumentException (exit 2), one message for all.
+     */
+    static long parseNumber(String[] args, int i, long min, long max) {
+        String value = i + 1 < args.length ? args[i + 1] : null;
+        if (value == null || !value.matches("\\d{1,18}") || Long.parseLong(value) < min || Long.parseLong(value) > max) {
+            throw new IllegalArgumentException(args[i] + " needs a number from " + min + " to " + max + ", got "
+                    + (value == null ? "nothing" : "'" + value + "'"));
+        }
+        return Long.parseLong(value);
+    }
+
     /** For scenarios whose only argument is {@code [--port N]}: the port, 0 (any free one) without it. */
     static int requirePortOnly(String[] args, String name) {
         int port = 0;

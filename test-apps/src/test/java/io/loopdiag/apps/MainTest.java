@@ -84,8 +84,14 @@ class MainTest {
         "netty-stuck --hold 2 --transport | --transport needs nio or epoll, got nothing",
         "netty-healthy --transport kqueue | --transport needs nio or epoll, got 'kqueue'",
         "netty-slow-handler --transport nio --port 1 | unknown argument '--port' (usage: netty-slow-handler [--transport nio|epoll])",
-        "netty-lost-write x | unknown argument 'x' (usage: netty-lost-write [--transport nio|epoll])"})
-    void aNettyScenarioRefusesABadArgumentBeforeItStartsAndExitsTwo(String command, String message) {
+        "netty-lost-write x | unknown argument 'x' (usage: netty-lost-write [--transport nio|epoll])",
+        "slow-callback --apart | --apart needs a number from 0 to 60000, got nothing",
+        "slow-callback --apart -5 | --apart needs a number from 0 to 60000, got '-5'",
+        "slow-callback --apart 1s | --apart needs a number from 0 to 60000, got '1s'",
+        "slow-callback --apart 1 2 | usage: slow-callback [--apart MS]",
+        "many-tasks --tasks 0 | --tasks needs a number from 1 to 10000000, got '0'",
+        "many-tasks --tasks x | --tasks needs a number from 1 to 10000000, got 'x'"})
+    void aScenarioRefusesABadArgumentBeforeItStartsAndExitsTwo(String command, String message) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int exit = Main.run(command.split(" "), new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8));
