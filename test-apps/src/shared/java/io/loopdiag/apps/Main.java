@@ -49,21 +49,6 @@ public final class Main {
     }
 
     /**
-     * The port given by {@code --port} at {@code args[i]}, read from {@code args[i + 1]}: 0..65535, 0
-     * for any free one. A missing, non-numeric or out-of-range value throws IllegalArgumentException
-     * (exit 2), with one message for all three.
-     */
-    static int parsePort(String[] args, int i) {
-        String value = i + 1 < args.length ? args[i + 1] : null;
-        // ASCII digits only: Integer.parseInt alone would take a sign and other scripts' digits
-        if (value == null || !value.matches("\\d{1,5}") || Integer.parseInt(value) > 65535) {
-            throw new IllegalArgumentException("--port needs a number 0..65535 (0 for any free port), got "
-                    + (value == null ? "nothing" : "'" + value + "'"));
-        }
-        return Integer.parseInt(value);
-    }
-
-    /**
      * The whole number given to the option {@code args[i]} in {@code args[i + 1]}, from {@code min}
      * to {@code max}; anything else throws IllegalArgumentException (exit 2), one message for all.
      */
@@ -74,6 +59,11 @@ public final class Main {
                     + (value == null ? "nothing" : "'" + value + "'"));
         }
         return Long.parseLong(value);
+    }
+
+    /** The port given by {@code --port} at {@code args[i]}: 0..65535, 0 for any free one (see {@link #parseNumber}). */
+    static int parsePort(String[] args, int i) {
+        return (int) parseNumber(args, i, 0, 65_535);
     }
 
     /** For scenarios whose only argument is {@code [--port N]}: the port, 0 (any free one) without it. */

@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** {@link Main}'s argument helpers, the scenarios that take {@code --port} through them, and the Netty scenarios' {@code --hold} and {@code --transport}. */
 @Timeout(value = 10, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a bad port accepted would serve forever
 class MainTest {
-    private static final String BAD_PORT = "--port needs a number 0..65535 (0 for any free port), got ";
+    private static final String BAD_PORT = "--port needs a number from 0 to 65535, got ";
 
     private static String refusal(String... args) {
         return assertThrows(IllegalArgumentException.class, () -> Main.parsePort(args, 0)).getMessage();
