@@ -45,8 +45,17 @@ final class Baton {
      * cost 16 bytes a task (docs/decisions.md).
      */
     final Runnable taskThreadBody = this::runTaskThread;
-    /** Builds every task's thread: one builder per loop, used by the thread holding the baton. */
-    private final Thread.Builder.OfVirtual taskThreads = Thread.ofVirtual();
+    /** The holder while the carrier starts the thread of the task the baton goes to ({@link #handBack}). */
+    private static final Thread STARTING = Thread.ofVirtual().unstarted(() -> { });
+    /** Starts the thread of {@link #task} on the carrier, after the thread that handed it the baton yielded. */
+    private final Runnable startTaskThread = this::startTaskThread;
+    /** The thread {@link #startTaskThread} starts: published to the carrier by {@code runAfterYield}. */
+    private Thread starting;
+    /**
+     * Builds every task's thread: one builder per loop, used by the thread holding the baton. With
+     * a carrier, its threads run there whoever creates them (a task created before the loop runs).
+     */
+    private final Thread.Builder.OfVirtual taskThreads;
 
     /** A thread waiting for an eager task's first step, and the task it runs (null: the loop itself). */
     private record EagerCaller(Thread thread, Task<?> task) {
@@ -55,6 +64,7 @@ final class Baton {
     Baton(EventLoop loop, LoopCarrier carrier) {
         this.loop = loop;
         this.carrier = carrier;
+        this.taskThreads = carrier != null ? carrier.threadBuilder() : Thread.ofVirtual();
     }
 
     /** An unstarted virtual thread to run the loop, on the loop's carrier when it has one. */
@@ -64,7 +74,9 @@ final class Baton {
 
     /**
      * An unstarted thread for a task named {@code name}, whose body is {@link #taskThreadBody}; on
-     * the thread holding the baton. It inherits the scheduler of the thread that creates it.
+     * the thread holding the baton. Named as the task, for jcmd's thread dump, profilers and logs:
+     * a given name is the same string, so that a named task's thread costs no name of its own (64
+     * bytes a task for {@code task 'fetch' #12}, see docs/decisions.md).
      */
     Thread newTaskThread(String name) {
         return taskThreads.name(name).unstarted(taskThreadBody);
@@ -161,7 +173,9 @@ final class Baton {
      * (docs/decisions.md). When the loop's next handle steps another suspended task, the baton goes
      * straight to that task's thread ({@link EventLoop#takeDirectStep}): one virtual-thread switch
      * instead of two, while the loop's thread stays parked in {@link #runTaskStep} until a task
-     * gives it back.
+     * gives it back. When it starts a new task, the loop's carrier starts that task's thread once
+     * this thread has yielded: started here, the start was compiled into the frames every
+     * suspended task keeps (docs/decisions.md).
      */
     void handBack() {
         EagerCaller caller = eagerCallers.poll();
@@ -172,9 +186,30 @@ final class Baton {
             Task<?> next = loop.takeDirectStep();
             if (next != null) {
                 task = next;
+                if (!next.isResumable()) {
+                    starting = next.beginFirstStep();
+                    holder = STARTING;
+                    carrier.runAfterYield(startTaskThread);
+                    return;
+                }
             }
             handTo(next != null ? next.thread() : loopThread, false);
         }
+    }
+
+    /**
+     * Whether {@link #handBack} can give the baton to a new task's thread: the calling thread runs
+     * on the loop's carrier, which starts that thread once the caller has yielded.
+     */
+    boolean canStartDirectly() {
+        return carrier != null && carrier.carriesCurrentThread();
+    }
+
+    /** On the carrier, once the thread that gave the baton up has yielded: starts {@link #starting}. */
+    private void startTaskThread() {
+        Thread thread = starting;
+        starting = null;
+        handTo(thread, true);
     }
 
     /** Parks until this thread holds the baton. An interrupt is kept for the code that runs next. */

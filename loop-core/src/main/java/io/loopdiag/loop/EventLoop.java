@@ -636,20 +636,21 @@ public final class EventLoop implements AutoCloseable, Executor {
 
     /**
      * Called by a task giving the baton back (on its thread, holding it): if the loop's next
-     * handle steps a suspended task, takes it as {@code dispatch} would and returns that task,
+     * handle steps a suspended task, or starts a new one and the baton can start it
+     * ({@link Baton#canStartDirectly}), takes it as {@code dispatch} would and returns that task,
      * whose thread gets the baton straight away; otherwise null, and the baton goes back to the
      * loop's thread. When the run phase is over, the task begins the next iteration itself unless
      * the loop is stopping or would wait ({@link #beginIterationInline}). The order and the
      * iterations are the loop's own: only hand-offs are saved (task to task, not task to loop to
-     * task). A new task's thread is started by the loop's thread: started here, its start was
-     * compiled into the frames of every suspended task (decisions.md).
+     * task).
      */
     Task<?> takeDirectStep() {
         if (readyLeft == 0 && !beginIterationInline()) {
             return null;
         }
-        if (!(ready.peek() instanceof Task<?> next) || !next.isResumable()) {
-            return null; // a new task's thread is started by the loop
+        if (!(ready.peek() instanceof Task<?> next)
+                || !(next.isResumable() || next.isStartable() && baton.canStartDirectly())) {
+            return null;
         }
         ready.poll();
         readyLeft--;

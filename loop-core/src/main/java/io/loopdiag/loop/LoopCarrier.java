@@ -1,6 +1,8 @@
 package io.loopdiag.loop;
 
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
@@ -54,6 +56,10 @@ final class LoopCarrier implements Executor {
     /** The carrying thread, while it parks for want of work (the producer must wake it). */
     private volatile Thread idle;
     private volatile boolean closed;
+    /** Run by the carrying thread once the virtual thread it runs has yielded or ended, then cleared. */
+    private volatile Runnable afterYield;
+    /** The platform thread carrying now, or the last one (written by it, compared by the threads it carries). */
+    private volatile Thread carrying;
 
     private LoopCarrier(String name) {
         threadName = "loopdiag-carrier-" + name;
@@ -69,6 +75,27 @@ final class LoopCarrier implements Executor {
         Thread thread = ACCESS.builder(this).name(name).unstarted(body);
         loopThread = ACCESS.runContinuation(thread);
         return thread;
+    }
+
+    /** A builder of virtual threads that run here, whichever thread creates them. */
+    Thread.Builder.OfVirtual threadBuilder() {
+        return ACCESS.builder(this);
+    }
+
+    /**
+     * Whether the calling virtual thread runs on this carrier now, not on the JDK's scheduler where
+     * a wake-up other than a hand-off puts it.
+     */
+    boolean carriesCurrentThread() {
+        return ACCESS.currentCarrierThread() == carrying;
+    }
+
+    /**
+     * Makes the carrying thread run {@code action} as soon as the calling virtual thread, which
+     * runs here ({@link #carriesCurrentThread}), has yielded (parked or ended).
+     */
+    void runAfterYield(Runnable action) {
+        afterYield = action;
     }
 
     /**
@@ -109,6 +136,7 @@ final class LoopCarrier implements Executor {
     /** The platform thread's body: runs continuations until idle for {@link #IDLE_NANOS} or closed. */
     private void carry() {
         Thread me = Thread.currentThread();
+        carrying = me;
         while (true) {
             Runnable next = queue.poll();
             if (next == null) {
@@ -134,6 +162,11 @@ final class LoopCarrier implements Executor {
             }
             try {
                 next.run();
+                Runnable action = afterYield;
+                if (action != null) {
+                    afterYield = null;
+                    action.run();
+                }
             } catch (Throwable t) {
                 me.getUncaughtExceptionHandler().uncaughtException(me, t);
             }
@@ -150,7 +183,8 @@ final class LoopCarrier implements Executor {
     }
 
     /** The JDK internals this needs, found once; null when any of them is missing or closed. */
-    private record Access(Constructor<?> builderWithScheduler, VarHandle runContinuation, Executor sharedScheduler) {
+    private record Access(Constructor<?> builderWithScheduler, VarHandle runContinuation, Executor sharedScheduler,
+                          MethodHandle currentCarrier) {
         static Access find() {
             try {
                 Class<?> builder = Class.forName("java.lang.ThreadBuilders$VirtualThreadBuilder");
@@ -162,7 +196,9 @@ final class LoopCarrier implements Executor {
                 Field defaultScheduler = virtualThread.getDeclaredField("DEFAULT_SCHEDULER");
                 defaultScheduler.setAccessible(true);
                 Executor shared = (Executor) defaultScheduler.get(null);
-                return new Access(constructor, runContinuation, shared);
+                MethodHandle currentCarrier = MethodHandles.privateLookupIn(Thread.class, MethodHandles.lookup())
+                        .findStatic(Thread.class, "currentCarrierThread", MethodType.methodType(Thread.class));
+                return new Access(constructor, runContinuation, shared, currentCarrier);
             } catch (ReflectiveOperationException | RuntimeException e) {
                 // Not opened (the usual InaccessibleObjectException), or another JDK's internals: share.
                 return null;
@@ -174,6 +210,14 @@ final class LoopCarrier implements Executor {
                 return (Thread.Builder.OfVirtual) builderWithScheduler.newInstance(scheduler);
             } catch (ReflectiveOperationException e) {
                 throw new IllegalStateException("cannot build a virtual thread on the loop's carrier", e);
+            }
+        }
+
+        Thread currentCarrierThread() {
+            try {
+                return (Thread) currentCarrier.invokeExact();
+            } catch (Throwable e) {
+                throw new IllegalStateException("cannot tell the current carrier thread", e);
             }
         }
 

@@ -5,7 +5,9 @@ import io.loopdiag.protocol.States;
 
 /**
  * A coroutine being driven by its loop; a task is a {@link Future} of the coroutine's result.
- * The coroutine runs on a virtual thread of the task's own, created at the first step; each step
+ * The coroutine runs on a virtual thread of the task's own, made with the task (so it inherits the
+ * creating code's inheritable thread-locals and context class loader, as an asyncio task copies
+ * its creator's context) and started at the first step; each step
  * runs it from where it suspended to its next {@linkplain Async#await await}, while the loop
  * waits for the baton to come back. A suspended task's stack is its thread's stack.
  *
@@ -20,7 +22,9 @@ public final class Task<T> extends Future<T> {
     /** This task's slot in its loop's {@link TaskTable}, or -1 when it is not in it. */
     int slot = -1;
 
-    private Thread thread; // created at the first step
+    /** Made with the task, on the thread creating it; started at the first step. */
+    private final Thread thread;
+    private boolean started;
     /** The future this task is suspended on, or null when it runs, is ready to run, or is done. */
     volatile Future<?> waitingOn;
     private volatile boolean suspended;
@@ -35,6 +39,7 @@ public final class Task<T> extends Future<T> {
         this.id = id;
         this.name = name;
         this.body = body;
+        this.thread = loop.baton.newTaskThread(name());
     }
 
     /** The task running the calling code, or null if the caller is not inside a task. */
@@ -109,7 +114,7 @@ public final class Task<T> extends Future<T> {
 
     /** The thread running this task's coroutine, or null before the first step and after the last. */
     public Thread thread() {
-        return isDone() ? null : thread;
+        return started && !isDone() ? thread : null;
     }
 
     /** True while the task is parked at an await or a yield, waiting to be stepped. */
@@ -139,13 +144,13 @@ public final class Task<T> extends Future<T> {
         if (isDone()) {
             return;
         }
-        if (thread == null) {
+        if (!started) {
             if (mustCancel) {
                 mustCancel = false;
                 finishCancelled(cancelMessage());
                 return;
             }
-            thread = newThread();
+            started = true;
             loop.baton.runTaskStep(this, thread, true);
         } else if (suspended) {
             loop.baton.runTaskStep(this, thread, false);
@@ -154,17 +159,22 @@ public final class Task<T> extends Future<T> {
 
     /** The first step, run inside {@code createTask} by the thread holding the baton (an eager task). */
     void stepEagerly() {
-        thread = newThread();
+        started = true;
         loop.baton.runEagerStep(this, thread);
     }
 
+    /** Whether a step would start this task's thread (not finish it cancelled, not skip it). */
+    boolean isStartable() {
+        return !started && !mustCancel && !isDone();
+    }
+
     /**
-     * Named as the task, for jcmd's thread dump, profilers and logs: a given name is the same
-     * string, so that a named task's thread costs no name of its own (64 bytes a task for
-     * {@code task 'fetch' #12}, see docs/decisions.md).
+     * The first step begins: the baton goes to the task's thread, which is returned to be started.
+     * Called by the thread handing it the baton, for {@link Baton#handBack}'s direct start.
      */
-    private Thread newThread() {
-        return loop.baton.newTaskThread(name());
+    Thread beginFirstStep() {
+        started = true;
+        return thread;
     }
 
     /** Whether a step would resume this task's parked thread (not start it, not skip a finished task). */
@@ -265,7 +275,7 @@ public final class Task<T> extends Future<T> {
         if (isDone()) {
             return super.stateName();
         }
-        if (thread == null) {
+        if (!started) {
             return States.NEW;
         }
         return suspended ? States.SUSPENDED : States.RUNNING;

@@ -83,6 +83,23 @@ class LoopCarrierTest {
         assertTrue(seen[1].endsWith("@loopdiag-carrier-test"), seen[1]);
     }
 
+    /**
+     * A task's thread woken off the carrier (the timeout of a blocking call) that starts a new
+     * task's thread: the carrier, idle, is not there to start it after the task yields, so the
+     * loop's thread does, and the new task runs on the carrier.
+     */
+    @Test
+    void aTaskRunningOffTheCarrierHandsANewTaskToTheLoop() throws Exception {
+        String[] seen = test.run(() -> {
+            Thread.sleep(5); // the JDK's timer wakes the thread on the JDK's scheduler
+            String woken = Thread.currentThread().toString();
+            String child = await(Async.createTask("child", () -> Thread.currentThread().toString()));
+            return new String[] {woken, child};
+        });
+        assertFalse(seen[0].contains("loopdiag-carrier"), seen[0]);
+        assertTrue(seen[1].endsWith("@loopdiag-carrier-test"), seen[1]);
+    }
+
     @Test
     void aTaskSuspendedWhenTheLoopStopsResumesInTheNextRun() throws Exception {
         Future<String> gate = loop.createFuture();

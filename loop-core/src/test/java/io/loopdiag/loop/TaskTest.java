@@ -23,6 +23,25 @@ class TaskTest {
     private final LoopClock.Virtual clock = test.clock;
     private final EventLoop loop = test.loop;
 
+    /**
+     * As an asyncio task copies its creator's context, a task's thread inherits the inheritable
+     * thread-locals and the context class loader of the code that created it, whichever thread
+     * later starts it.
+     */
+    @Test
+    void aTasksThreadInheritsFromTheCodeThatCreatedIt() throws Exception {
+        InheritableThreadLocal<String> context = new InheritableThreadLocal<>();
+        ClassLoader loader = new ClassLoader(null) { };
+        Object[] seen = test.run(() -> {
+            context.set("request-7");
+            Thread.currentThread().setContextClassLoader(loader);
+            return await(Async.createTask("child", () -> new Object[] {
+                    context.get(), Thread.currentThread().getContextClassLoader()}));
+        });
+        assertEquals("request-7", seen[0]);
+        assertSame(loader, seen[1]);
+    }
+
     @Test
     void twoTasksThatSleepBetweenPrintsInterleave() throws Exception {
         List<String> printed = new ArrayList<>();
