@@ -35,6 +35,15 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class LoopCarrier implements Executor {
     private static final Access ACCESS = Access.find();
+    private static final VarHandle SLOT;
+
+    static {
+        try {
+            SLOT = MethodHandles.lookup().findVarHandle(LoopCarrier.class, "slot", Runnable.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     /** An idle carrier's platform thread ends after this long, and a new one starts when needed. */
     private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -47,9 +56,13 @@ final class LoopCarrier implements Executor {
      */
     private Runnable handingTo;
     /**
-     * Continuations to run, in order. Lock-free on purpose: {@link #execute} runs on the loop's
-     * thread at every baton hand-off, where a lock would be a blocking call for the agent to check.
+     * The continuation to run next. A hand-off queues one continuation for a carrier that has none
+     * queued, so it takes this slot: no queue node a hand-off (24 bytes). Lock-free on purpose:
+     * {@link #execute} runs on the loop's thread at every hand-off, where a lock would be a
+     * blocking call for the agent to check.
      */
+    private volatile Runnable slot;
+    /** Continuations queued while {@link #slot} was taken (the loop's thread woken meanwhile), run first. */
     private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
     /** Whether a platform thread is carrying (or about to); set by whoever starts one. */
     private final AtomicBoolean hasThread = new AtomicBoolean();
@@ -122,7 +135,9 @@ final class LoopCarrier implements Executor {
             ACCESS.sharedScheduler.execute(continuation);
             return;
         }
-        queue.offer(continuation);
+        if (!SLOT.compareAndSet(this, null, continuation)) {
+            queue.offer(continuation);
+        }
         // The common case, a hand-off on this carrier, needs no wake-up: the carrier is busy
         // running the caller and polls the queue before it parks.
         Thread sleeper = idle;
@@ -138,12 +153,12 @@ final class LoopCarrier implements Executor {
         Thread me = Thread.currentThread();
         carrying = me;
         while (true) {
-            Runnable next = queue.poll();
+            Runnable next = poll();
             if (next == null) {
                 idle = me;
                 long idleUntil = System.nanoTime() + IDLE_NANOS;
                 // Polled again after idle is set: what was offered before a producer saw it is not slept on.
-                while ((next = queue.poll()) == null && !closed) {
+                while ((next = poll()) == null && !closed) {
                     long leftNanos = idleUntil - System.nanoTime();
                     if (leftNanos <= 0) {
                         break;
@@ -154,7 +169,7 @@ final class LoopCarrier implements Executor {
                 if (next == null) {
                     hasThread.set(false);
                     // Offered after the poll but before hasThread went false: carry on, unless a new thread does.
-                    if (queue.isEmpty() || !hasThread.compareAndSet(false, true)) {
+                    if ((slot == null && queue.isEmpty()) || !hasThread.compareAndSet(false, true)) {
                         return;
                     }
                     continue;
@@ -171,6 +186,12 @@ final class LoopCarrier implements Executor {
                 me.getUncaughtExceptionHandler().uncaughtException(me, t);
             }
         }
+    }
+
+    /** The next continuation to run, or null: a queued one first, so that none waits behind a chain of hand-offs. */
+    private Runnable poll() {
+        Runnable queued = queue.poll();
+        return queued != null ? queued : (Runnable) SLOT.getAndSet(this, null);
     }
 
     /** The loop closed: its thread ends once idle, and anything scheduled later goes to the JDK. */
