@@ -7,9 +7,9 @@ import io.loopdiag.protocol.States;
  * A coroutine being driven by its loop; a task is a {@link Future} of the coroutine's result.
  * The coroutine runs on a virtual thread of the task's own, made with the task (so it inherits the
  * creating code's inheritable thread-locals and context class loader, as an asyncio task copies
- * its creator's context) and started at the first step; each step
- * runs it from where it suspended to its next {@linkplain Async#await await}, while the loop
- * waits for the baton to come back. A suspended task's stack is its thread's stack.
+ * its creator's context) and started at the first step; each step runs it from where it suspended
+ * to its next {@linkplain Async#await await}, while the loop waits for the baton to come back. A
+ * suspended task's stack is its thread's stack.
  *
  * <p>{@link #cancel} follows asyncio: if the task awaits a future, that future is cancelled and
  * the {@link CancelledException} surfaces at the await; otherwise it is thrown at the task's next
