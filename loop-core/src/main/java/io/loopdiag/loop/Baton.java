@@ -49,8 +49,6 @@ final class Baton {
     private static final Thread STARTING = Thread.ofVirtual().unstarted(() -> { });
     /** Starts the thread of {@link #task} on the carrier, after the thread that handed it the baton yielded. */
     private final Runnable startTaskThread = this::startTaskThread;
-    /** The thread {@link #startTaskThread} starts: published to the carrier by {@code runAfterYield}. */
-    private Thread starting;
     /**
      * Builds every task's thread: one builder per loop, used by the thread holding the baton. With
      * a carrier, its threads run there whoever creates them (a task created before the loop runs).
@@ -187,7 +185,7 @@ final class Baton {
             if (next != null) {
                 task = next;
                 if (!next.isResumable()) {
-                    starting = next.beginFirstStep();
+                    next.beginFirstStep();
                     holder = STARTING;
                     carrier.runAfterYield(startTaskThread);
                     return;
@@ -205,11 +203,9 @@ final class Baton {
         return carrier != null && carrier.carriesCurrentThread();
     }
 
-    /** On the carrier, once the thread that gave the baton up has yielded: starts {@link #starting}. */
+    /** On the carrier, once the thread that gave the baton up has yielded: starts the thread of {@link #task}. */
     private void startTaskThread() {
-        Thread thread = starting;
-        starting = null;
-        handTo(thread, true);
+        handTo(task.thread(), true);
     }
 
     /** Parks until this thread holds the baton. An interrupt is kept for the code that runs next. */

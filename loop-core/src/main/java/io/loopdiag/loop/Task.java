@@ -169,12 +169,11 @@ public final class Task<T> extends Future<T> {
     }
 
     /**
-     * The first step begins: the baton goes to the task's thread, which is returned to be started.
-     * Called by the thread handing it the baton, for {@link Baton#handBack}'s direct start.
+     * The first step begins: the baton goes to the task's thread, to be started. Called by the
+     * thread handing it the baton, for {@link Baton#handBack}'s direct start.
      */
-    Thread beginFirstStep() {
+    void beginFirstStep() {
         started = true;
-        return thread;
     }
 
     /** Whether a step would resume this task's parked thread (not start it, not skip a finished task). */
