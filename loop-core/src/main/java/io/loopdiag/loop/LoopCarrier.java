@@ -85,7 +85,7 @@ final class LoopCarrier implements Executor {
 
     /** The loop's thread: an unstarted virtual thread that runs here. */
     Thread newLoopThread(String name, Runnable body) {
-        Thread thread = ACCESS.builder(this).name(name).unstarted(body);
+        Thread thread = threadBuilder().name(name).unstarted(body);
         loopThread = ACCESS.runContinuation(thread);
         return thread;
     }
