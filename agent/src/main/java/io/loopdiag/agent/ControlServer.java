@@ -47,11 +47,18 @@ final class ControlServer implements Runnable {
     private final Path socket;
     private final Findings findings;
     private final ObjectMapper json = new ObjectMapper();
+    /** The agent's jar and what it was when the JVM had opened it (null where unknown): see {@link #jarRewritten}. */
+    private final Path jar;
+    private final BasicFileAttributes jarAsOpened;
 
     private ControlServer(ServerSocketChannel server, Path socket, Findings findings) {
         this.server = server;
         this.socket = socket;
         this.findings = findings;
+        this.jar = agentJar();
+        this.jarAsOpened = jar == null ? null : attributes(jar);
+        Text.printable(""); // loaded now: saying why a request failed must not need a class from the jar
+        new Answer(OutputStream.nullOutputStream());
     }
 
     /** Starts serving, or says why it cannot (dumps are then unavailable; detection goes on). */
@@ -97,18 +104,12 @@ final class ControlServer implements Runnable {
     @Override
     public void run() {
         Runtime.getRuntime().addShutdownHook(new Thread(this::close, "loopdiag-control-close"));
-        Text.printable(""); // loaded now: saying why a request failed must not need a class from the jar
         removeStaleSockets();
         while (server.isOpen()) {
             try (SocketChannel client = server.accept()) {
                 serve(client);
             } catch (IOException e) {
                 // The client left, or sent nonsense: that is its trouble, not the server's.
-            } catch (RuntimeException | LinkageError e) {
-                // Ours: a loop-core in the application older than the agent, say, or the agent's jar
-                // rewritten under the JVM, so that a class not loaded yet cannot be read. Said, and
-                // served on: the next client gets an answer too, not a wait.
-                System.err.println("loopdiag: a request to the agent failed (" + Text.printable(String.valueOf(e)) + "); dumps go on");
             }
         }
     }
@@ -158,17 +159,93 @@ final class ControlServer implements Runnable {
     }
 
     private void serve(SocketChannel client) throws IOException {
-        InputStream in = Channels.newInputStream(client);
-        OutputStream out = Channels.newOutputStream(client);
-        String command = readLine(in);
-        OutputStream buffered = new java.io.BufferedOutputStream(out, 1 << 16);
-        switch (command) {
-            case Control.DUMP -> Dump.write(buffered, findings, true);
-            case Control.INFO -> Dump.write(buffered, findings, false);
-            default -> json.writeValue(buffered, java.util.Map.of(Fields.ERROR,
-                    "unknown command '" + Text.printable(command) + "' (" + Control.commands() + ")"));
+        Answer answer = new Answer(Channels.newOutputStream(client));
+        try {
+            String command = readLine(Channels.newInputStream(client));
+            OutputStream buffered = new java.io.BufferedOutputStream(answer, 1 << 16);
+            switch (command) {
+                case Control.DUMP -> Dump.write(buffered, findings, true);
+                case Control.INFO -> Dump.write(buffered, findings, false);
+                default -> json.writeValue(buffered, java.util.Map.of(Fields.ERROR,
+                        "unknown command '" + Text.printable(command) + "' (" + Control.commands() + ")"));
+            }
+            buffered.flush();
+        } catch (RuntimeException | LinkageError e) {
+            // Ours: a loop-core in the application older than the agent, say, or the agent's jar
+            // rewritten under the JVM, so that a class not loaded yet cannot be read. Said, as the
+            // answer too if none of it has gone yet, and served on: the next client gets an answer
+            // too, not a wait. Nothing here may need a class not loaded yet.
+            String rewritten = jarRewritten();
+            String failure = "a request to the agent failed (" + Text.printable(String.valueOf(e)) + ")";
+            System.err.println("loopdiag: " + failure + (rewritten != null ? ": " + rewritten : "; dumps go on"));
+            if (!answer.begun) {
+                String why = rewritten != null ? rewritten : failure;
+                answer.write(("{\"" + Fields.ERROR + "\": \"" + why.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}\n")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
         }
-        buffered.flush();
+    }
+
+    /**
+     * What to say when a request failed and the agent's jar was rewritten in place since the JVM
+     * opened it (the same file with other bytes: a build, or {@code cp} over it): the JVM reads a
+     * class the agent has not loaded yet from the file it opened and finds other bytes. A jar
+     * replaced by another file (moved over it, a package upgrade) is not that: the JVM reads on
+     * the one it opened. Else null.
+     */
+    private String jarRewritten() {
+        BasicFileAttributes now = jar == null || jarAsOpened == null ? null : attributes(jar);
+        if (now == null || (jarAsOpened.fileKey() != null && !jarAsOpened.fileKey().equals(now.fileKey()))
+                || (now.size() == jarAsOpened.size() && now.lastModifiedTime().equals(jarAsOpened.lastModifiedTime()))) {
+            return null;
+        }
+        return "the agent's jar " + Text.printable(jar.toString()) + " was rewritten after this JVM had opened it,"
+                + " so the agent cannot load its classes: restart the JVM to use loopdiag on it";
+    }
+
+    /** The file this class was loaded from, or null (not a file: classes in a folder, say). */
+    private static Path agentJar() {
+        try {
+            Path path = Path.of(ControlServer.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return Files.isRegularFile(path) ? path : null;
+        } catch (Exception e) { // no code source, a URI that is no path, a security manager's refusal
+            return null;
+        }
+    }
+
+    private static BasicFileAttributes attributes(Path file) {
+        try {
+            return Files.readAttributes(file, BasicFileAttributes.class);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** The client's end of the connection, which knows whether any of the answer has gone to it. */
+    private static final class Answer extends OutputStream {
+        private final OutputStream out;
+        boolean begun;
+
+        Answer(OutputStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            begun = true;
+            out.write(b);
+        }
+
+        @Override
+        public void write(byte[] bytes, int offset, int length) throws IOException {
+            begun = true;
+            out.write(bytes, offset, length);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
     }
 
     /** The first line a client sends, bounded: a command is one short word. */

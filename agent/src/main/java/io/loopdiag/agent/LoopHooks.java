@@ -142,15 +142,18 @@ public final class LoopHooks {
     }
 
     // ---- advice ---------------------------------------------------------------------------------
+    // Each advice suppresses what its hook throws: the agent must never break the application, and
+    // a hook that fails (a bug, or the agent's jar rewritten so that a class not loaded yet cannot
+    // be read) loses a detection, as BlockingCheck loses a failed report.
 
     /** Around the loop's iterations: once per run, not per callback or per task. */
     static final class LoopRuns {
-        @Advice.OnMethodEnter
+        @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.This Object loop) {
             BlockingCheck.loopCoreStarted(loop);
         }
 
-        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
         static void exit(@Advice.This Object loop) {
             BlockingCheck.loopCoreStopped(loop);
         }
@@ -158,26 +161,26 @@ public final class LoopHooks {
 
     /** Around the loop's own wait in select: only when the loop has nothing to run. */
     static final class LoopWaits {
-        @Advice.OnMethodEnter
+        @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter() {
             BlockingCheck.enterIdle();
         }
 
-        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
         static void exit() {
             BlockingCheck.exitIdle();
         }
     }
 
     static final class TaskCreated {
-        @Advice.OnMethodExit
+        @Advice.OnMethodExit(suppress = Throwable.class)
         static void exit(@Advice.Return Task<?> task) {
             LoopHooks.taskCreated(task);
         }
     }
 
     static final class LoopClosed {
-        @Advice.OnMethodExit
+        @Advice.OnMethodExit(suppress = Throwable.class)
         static void exit(@Advice.This EventLoop loop) {
             LoopHooks.loopClosed(loop);
         }
@@ -185,7 +188,7 @@ public final class LoopHooks {
 
     /** Per coroutine: a nursery entry, tens of nanoseconds (see NeverAwaited). */
     static final class CoroutineCreated {
-        @Advice.OnMethodExit
+        @Advice.OnMethodExit(suppress = Throwable.class)
         static void exit(@Advice.This Coroutine<?> coroutine) {
             LoopHooks.coroutineCreated(coroutine);
         }
@@ -193,7 +196,7 @@ public final class LoopHooks {
 
     /** Per await of a coroutine: one volatile read while no coroutine outlived a nursery sweep. */
     static final class CoroutineConsumed {
-        @Advice.OnMethodExit
+        @Advice.OnMethodExit(suppress = Throwable.class)
         static void exit(@Advice.This Coroutine<?> coroutine) {
             if (LoopHooks.isWatchingCoroutines()) {
                 LoopHooks.coroutineConsumed(coroutine);
@@ -203,7 +206,7 @@ public final class LoopHooks {
 
     /** Per failure only. */
     static final class FutureFailed {
-        @Advice.OnMethodExit
+        @Advice.OnMethodExit(suppress = Throwable.class)
         static void exit(@Advice.This Future<?> future) {
             LoopHooks.futureFailed(future);
         }
@@ -211,7 +214,7 @@ public final class LoopHooks {
 
     /** Per result taken: one volatile read while no failed future is tracked. */
     static final class OutcomeRetrieved {
-        @Advice.OnMethodEnter
+        @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.This Future<?> future) {
             if (LoopHooks.isTrackingFailures()) {
                 LoopHooks.outcomeRetrieved(future);

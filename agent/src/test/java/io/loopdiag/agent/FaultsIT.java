@@ -41,12 +41,13 @@ class FaultsIT {
 
     /**
      * The agent's jar rewritten in place under the running JVM (a build, or a copy over it): a
-     * class the agent had not loaded yet can no longer be read. A dump that needs one fails in one
-     * line on stderr, and the control server lives on: the next request is answered, not left
-     * waiting. (The agent's hooks in the application are not covered: they need classes too.)
+     * class the agent had not loaded yet can no longer be read. A dump that needs one is answered
+     * with an error that says so, and in one line on stderr; the control server lives on (the next
+     * request is answered, not left waiting), and so does the application, whose tasks the agent's
+     * hooks see as they are created.
      */
     @Test
-    @Timeout(60)
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a hung application leaves a read waiting
     void anAgentJarRewrittenUnderTheJvmFailsADumpInOneLineAndTheServerGoesOn(@TempDir Path dir) throws Exception {
         Path jar = dir.resolve("loopdiag-agent.jar");
         Files.copy(AgentRun.AGENT, jar);
@@ -56,11 +57,17 @@ class FaultsIT {
             child.expectLine("blocking-on-cue ready");
             Files.write(jar, new byte[(int) Files.size(jar)]); // the same file, its bytes gone
 
-            for (int request = 1; request <= 3; request++) {
+            String rewritten = "the agent's jar " + jar + " was rewritten after this JVM had opened it";
+            String answer = dump(child.pid());
+            assertTrue(answer.startsWith("{\"error\": \"" + rewritten), answer);
+            for (int request = 2; request <= 3; request++) {
                 dump(child.pid()); // answered, however short: a dead server would leave it waiting
             }
             child.awaitStderr("loopdiag: a request to the agent failed (");
+            assertTrue(child.stderr().contains(rewritten), child.stderr());
             assertFalse(child.stderr().contains("Exception in thread \"loopdiag-control\""), child.stderr());
+            child.cue(0); // a task created and run on the loop: "blocked 0"
+            assertEquals(0, child.finish("blocking-on-cue done"), child.stderr());
         }
     }
 
