@@ -56,6 +56,13 @@ final class MonitorWaits {
             return false;
         }
         List<StackTraceElement> stack = running.stack();
+        if (thread.isVirtual() && Stacks.isSwitchingThreads(stack.get(0))) {
+            // Mounting or unmounting: a mounted virtual thread's state is its carrier's, and the carrier was waiting for
+            // the JDK's lock of that thread, which getState() itself held. Seen on loop-core's healthy HTTP server under
+            // load: BLOCKED at LockSupport.park in Baton.awaitBaton, where every task parks, in two samples running.
+            blockedBefore.remove(loop.key());
+            return false;
+        }
         if (Stacks.isLoadingClasses(stack) || Frame.isAgent(stack.get(0).getClassName())
                 || calls.isAllowed(stack.toArray(StackTraceElement[]::new))) {
             return false; // the JVM's own class loading locks, the agent's own, or allowed

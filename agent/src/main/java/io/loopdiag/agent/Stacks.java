@@ -45,6 +45,18 @@ final class Stacks {
     }
 
     /**
+     * True if {@code top}, a virtual thread's top frame, is the JDK parking, mounting or unmounting
+     * it: the thread is between its own code and its carrier's, where no monitor of the
+     * application's is entered, and where the JDK guards the thread's carrier with a lock of its
+     * own, the one {@code Thread.getState()} holds while it asks that carrier.
+     */
+    static boolean isSwitchingThreads(StackTraceElement top) {
+        String type = top.getClassName();
+        return type.equals("java.lang.VirtualThread") || type.startsWith("java.lang.VirtualThread$")
+                || type.startsWith("jdk.internal.vm.Continuation") || type.equals("java.util.concurrent.locks.LockSupport");
+    }
+
+    /**
      * True if {@code stack} is in the JVM's loading or initializing of a class: a class loader
      * finding or defining one, or a static initializer. That time is the JVM warming up, which the
      * watchdog does not count against a unit's limit.
