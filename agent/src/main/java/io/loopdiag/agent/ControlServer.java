@@ -47,7 +47,7 @@ final class ControlServer implements Runnable {
     private final Path socket;
     private final Findings findings;
     private final ObjectMapper json = new ObjectMapper();
-    /** The agent's jar and what it was when the JVM had opened it (null where unknown): see {@link #jarRewritten}. */
+    /** The agent's jar and what it was when the JVM had opened it (null where unknown): see {@link #jarChanged}. */
     private final Path jar;
     private final BasicFileAttributes jarAsOpened;
 
@@ -175,11 +175,11 @@ final class ControlServer implements Runnable {
             // rewritten under the JVM, so that a class not loaded yet cannot be read. Said, as the
             // answer too if none of it has gone yet, and served on: the next client gets an answer
             // too, not a wait. Nothing here may need a class not loaded yet.
-            String rewritten = jarRewritten();
+            String changed = jarChanged();
             String failure = "a request to the agent failed (" + Text.printable(String.valueOf(e)) + ")";
-            System.err.println("loopdiag: " + failure + (rewritten != null ? ": " + rewritten : "; dumps go on"));
+            System.err.println("loopdiag: " + failure + (changed != null ? ": " + changed : "; dumps go on"));
             if (!answer.begun) {
-                String why = rewritten != null ? rewritten : failure;
+                String why = changed != null ? changed : failure;
                 answer.write(("{\"" + Fields.ERROR + "\": \"" + why.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}\n")
                         .getBytes(java.nio.charset.StandardCharsets.UTF_8));
             }
@@ -187,19 +187,19 @@ final class ControlServer implements Runnable {
     }
 
     /**
-     * What to say when a request failed and the agent's jar was rewritten in place since the JVM
-     * opened it (the same file with other bytes: a build, or {@code cp} over it): the JVM reads a
-     * class the agent has not loaded yet from the file it opened and finds other bytes. A jar
-     * replaced by another file (moved over it, a package upgrade) is not that: the JVM reads on
-     * the one it opened. Else null.
+     * What to say when a request failed and the agent's jar changed on disk since the JVM opened
+     * it (a build, or {@code cp} over it): the JVM reads a class the agent has not loaded yet from
+     * the file it opened, and a write into that file leaves other bytes there. A build may also
+     * write the file in place and then move another over it, so any change of the path's file,
+     * size or time counts. Only asked once a request has failed; else null.
      */
-    private String jarRewritten() {
+    private String jarChanged() {
         BasicFileAttributes now = jar == null || jarAsOpened == null ? null : attributes(jar);
-        if (now == null || (jarAsOpened.fileKey() != null && !jarAsOpened.fileKey().equals(now.fileKey()))
-                || (now.size() == jarAsOpened.size() && now.lastModifiedTime().equals(jarAsOpened.lastModifiedTime()))) {
+        if (jarAsOpened == null || (now != null && java.util.Objects.equals(now.fileKey(), jarAsOpened.fileKey())
+                && now.size() == jarAsOpened.size() && now.lastModifiedTime().equals(jarAsOpened.lastModifiedTime()))) {
             return null;
         }
-        return "the agent's jar " + Text.printable(jar.toString()) + " was rewritten after this JVM had opened it,"
+        return "the agent's jar " + Text.printable(jar.toString()) + " changed on disk after this JVM had opened it,"
                 + " so the agent cannot load its classes: restart the JVM to use loopdiag on it";
     }
 

@@ -57,14 +57,14 @@ class FaultsIT {
             child.expectLine("blocking-on-cue ready");
             Files.write(jar, new byte[(int) Files.size(jar)]); // the same file, its bytes gone
 
-            String rewritten = "the agent's jar " + jar + " was rewritten after this JVM had opened it";
+            String changed = "the agent's jar " + jar + " changed on disk after this JVM had opened it";
             String answer = dump(child.pid());
-            assertTrue(answer.startsWith("{\"error\": \"" + rewritten), answer);
+            assertTrue(answer.startsWith("{\"error\": \"" + changed), answer);
             for (int request = 2; request <= 3; request++) {
                 dump(child.pid()); // answered, however short: a dead server would leave it waiting
             }
             child.awaitStderr("loopdiag: a request to the agent failed (");
-            assertTrue(child.stderr().contains(rewritten), child.stderr());
+            assertTrue(child.stderr().contains(changed), child.stderr());
             assertFalse(child.stderr().contains("Exception in thread \"loopdiag-control\""), child.stderr());
             child.cue(0); // a task created and run on the loop: "blocked 0"
             assertEquals(0, child.finish("blocking-on-cue done"), child.stderr());
