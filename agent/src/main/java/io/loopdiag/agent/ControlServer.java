@@ -57,7 +57,8 @@ final class ControlServer implements Runnable {
         this.findings = findings;
         this.jar = agentJar();
         this.jarAsOpened = jar == null ? null : attributes(jar);
-        Text.printable(""); // loaded now: saying why a request failed must not need a class from the jar
+        // Loaded now: saying why a request failed must not need a class from the jar.
+        Text.printable("");
         new Answer(OutputStream.nullOutputStream());
     }
 

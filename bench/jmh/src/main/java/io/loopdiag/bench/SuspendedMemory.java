@@ -98,21 +98,20 @@ public final class SuspendedMemory {
 
     /** Heap and RSS growth, in bytes, of {@code tasks} suspended tasks (or bare threads), measured while they are suspended. */
     private static long[] measure(int tasks, boolean warm, boolean floor) throws Exception {
+        Suspender suspender = floor ? SuspendedMemory::park : SuspendedMemory::suspend;
         for (int round = 0; round < (warm ? WARM_ROUNDS : 1); round++) {
-            if (floor) {
-                park(warm ? WARM_TASKS : 1_000, null);
-            } else {
-                suspend(warm ? WARM_TASKS : 1_000, null);
-            }
+            suspender.suspend(warm ? WARM_TASKS : 1_000, null);
         }
         long[] before = {usedHeap(), rss()};
         long[] after = new long[2];
-        if (floor) {
-            park(tasks, after);
-        } else {
-            suspend(tasks, after);
-        }
+        suspender.suspend(tasks, after);
         return new long[] {after[0] - before[0], after[1] - before[1]};
+    }
+
+    /** Suspends {@code count} tasks or threads, measures into {@code measured} (unless null) while they wait, then ends them. */
+    @FunctionalInterface
+    private interface Suspender {
+        void suspend(int count, long[] measured) throws Exception;
     }
 
     /** The floor: {@code threads} virtual threads, each parked on an object of its own, named as the tasks are. */
