@@ -145,7 +145,7 @@ public final class EventLoop implements AutoCloseable, Executor {
         this.name = name != null ? name : "loop-" + id;
         this.clock = clock;
         this.selector = new LoopSelector(ready);
-        this.baton = new Baton(this, LoopCarrier.open(this.name));
+        this.baton = new Baton(this, LoopCarrier.open(this.name, this::carrierHeld));
         this.clockStampNanos = clock.nanoTime();
         this.ref = WeakRegistry.LOOPS.newRef(this);
         WeakRegistry.LOOPS.add(ref);
@@ -867,6 +867,35 @@ public final class EventLoop implements AutoCloseable, Executor {
             handler.handle(this, context);
         } catch (Throwable failure) {
             defaultExceptionHandler(new ExceptionContext("Unhandled error in exception handler", failure, null, null, null));
+            defaultExceptionHandler(context);
+        }
+    }
+
+    /**
+     * On the carriers' watcher thread: a pinned park holds the loop's carrier thread, so the loop
+     * runs on the JDK's scheduler meanwhile ({@link LoopCarrier}). Tells the exception handler, on
+     * the loop, which task parked where, as it is now: that is the code to change.
+     */
+    private void carrierHeld(Thread carrier) {
+        List<Task<?>> held = tasks.list(task -> task.thread() != null && LoopCarrier.isMountedOn(task.thread(), carrier));
+        Task<?> task = held.isEmpty() ? null : held.get(0);
+        Thread thread = task != null ? task.thread() : baton.loopThread();
+        String who = task != null ? "Task '" + task.name() + "'" : "The loop's thread";
+        IllegalStateException where = new IllegalStateException("parked while pinned to the loop's carrier thread");
+        if (thread != null && LoopCarrier.isMountedOn(thread, carrier)) {
+            where.setStackTrace(thread.getStackTrace());
+        } else {
+            who = "A task";
+            where.setStackTrace(new StackTraceElement[0]);
+        }
+        ExceptionContext context = new ExceptionContext(who + " parked while pinned to the loop's carrier thread"
+                + " (in a class initializer, under a native frame, or in synchronized on JDK 21 to 23): the loop"
+                + " stalled until loop-core saw it (within " + TimeUnit.NANOSECONDS.toMillis(LoopCarrier.WATCH_MAX_NANOS)
+                + " ms), then ran on the JDK's scheduler until the thread let go. Await outside that frame.",
+                where, null, null, task);
+        try {
+            callSoonThreadsafe(() -> callExceptionHandler(context));
+        } catch (RuntimeException closed) {
             defaultExceptionHandler(context);
         }
     }

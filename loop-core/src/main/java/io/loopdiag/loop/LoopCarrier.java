@@ -6,11 +6,14 @@ import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
-import java.util.concurrent.Executor;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
  * One platform thread that carries a running loop's virtual thread and its tasks' virtual threads,
@@ -32,20 +35,46 @@ import java.util.concurrent.locks.LockSupport;
  * thread at a time in the loop's code. Telling them apart costs two reference compares; a set of
  * the tasks' threads cost a hash-set insert and removal per task and a lookup per hand-off
  * (docs/decisions.md).
+ *
+ * <p>A virtual thread that parks while pinned (in a class initializer, under a native frame, in
+ * {@code synchronized} on JDK 21 to 23) parks the platform thread under it, and with it every
+ * thread queued here: the loop would hang. So one watcher thread looks at the carriers, every
+ * {@link #WATCH_NANOS} while they run and less often while they do not; a carrier whose thread it
+ * finds parked or blocked inside a run is <em>held</em>, and until that run ends, what is queued
+ * and what comes goes to the JDK's shared scheduler, where the baton still keeps one thread at a
+ * time in the loop's code.
  */
 final class LoopCarrier implements Executor {
     private static final Access ACCESS = Access.find();
     private static final VarHandle SLOT;
+    private static final VarHandle RUNS;
+    private static final VarHandle HELD_RUN;
+    private static final VarHandle AFTER_YIELD;
 
     static {
         try {
-            SLOT = MethodHandles.lookup().findVarHandle(LoopCarrier.class, "slot", Runnable.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            SLOT = lookup.findVarHandle(LoopCarrier.class, "slot", Runnable.class);
+            RUNS = lookup.findVarHandle(LoopCarrier.class, "runs", long.class);
+            HELD_RUN = lookup.findVarHandle(LoopCarrier.class, "heldRun", long.class);
+            AFTER_YIELD = lookup.findVarHandle(LoopCarrier.class, "afterYield", Runnable.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
     /** An idle carrier's platform thread ends after this long, and a new one starts when needed. */
     private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /**
+     * How often the watcher looks for a held carrier while the carriers run continuations; each
+     * look that finds none has run since the last doubles the wait, up to {@link #WATCH_MAX_NANOS}.
+     */
+    private static final long WATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** The longest wait between two looks, so the longest a pinned park stalls a loop; a quiet loop costs a wake-up a second. */
+    static final long WATCH_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** The carriers that have a platform thread now: what the watcher looks at. */
+    private static final Set<LoopCarrier> CARRYING = ConcurrentHashMap.newKeySet();
+    /** Whether the watcher's thread runs (or is about to); set by whoever starts it. */
+    private static final AtomicBoolean WATCHING = new AtomicBoolean();
 
     private final String threadName;
     /** The {@code runContinuation} of the loop's thread: what the JDK hands to {@link #execute} to run it. */
@@ -73,14 +102,34 @@ final class LoopCarrier implements Executor {
     private volatile Runnable afterYield;
     /** The platform thread carrying now, or the last one (written by it, compared by the threads it carries). */
     private volatile Thread carrying;
+    /**
+     * Odd while the carrying thread runs a continuation: it counts up before and after each run,
+     * with release stores, so that a hand-off pays no fence for the watcher.
+     */
+    private long runs;
+    /** The run ({@link #runs}) a pinned park holds, while its continuations go to the JDK's scheduler; else 0. */
+    private volatile long heldRun;
+    /** Told, on the watcher's thread, the carrying thread a pinned park holds. */
+    private final Consumer<Thread> onHeld;
+    /** {@link #runs} when the watcher last looked (the watcher's alone). */
+    private long runsSeen;
 
-    private LoopCarrier(String name) {
+    private LoopCarrier(String name, Consumer<Thread> onHeld) {
         threadName = "loopdiag-carrier-" + name;
+        this.onHeld = onHeld;
     }
 
-    /** A new carrier, or null when the JDK does not let loop-core choose a virtual thread's scheduler. */
-    static LoopCarrier open(String name) {
-        return ACCESS == null || Boolean.getBoolean("loopdiag.sharedScheduler") ? null : new LoopCarrier(name);
+    /**
+     * A new carrier, or null when the JDK does not let loop-core choose a virtual thread's
+     * scheduler. {@code onHeld} is told the carrying thread when a pinned park holds it.
+     */
+    static LoopCarrier open(String name, Consumer<Thread> onHeld) {
+        return ACCESS == null || Boolean.getBoolean("loopdiag.sharedScheduler") ? null : new LoopCarrier(name, onHeld);
+    }
+
+    /** Whether {@code virtualThread} is mounted on {@code carrier} now (false for a platform thread). */
+    static boolean isMountedOn(Thread virtualThread, Thread carrier) {
+        return ACCESS != null && virtualThread.isVirtual() && ACCESS.carrierOf(virtualThread) == carrier;
     }
 
     /** The loop's thread: an unstarted virtual thread that runs here. */
@@ -131,7 +180,7 @@ final class LoopCarrier implements Executor {
     /** Called by the JDK to mount a virtual thread whose scheduler this is. */
     @Override
     public void execute(Runnable continuation) {
-        if (closed || (continuation != handingTo && continuation != loopThread)) {
+        if (closed || heldRun != 0 || (continuation != handingTo && continuation != loopThread)) {
             ACCESS.sharedScheduler.execute(continuation);
             return;
         }
@@ -152,6 +201,7 @@ final class LoopCarrier implements Executor {
     private void carry() {
         Thread me = Thread.currentThread();
         carrying = me;
+        watch(this);
         while (true) {
             Runnable next = poll();
             if (next == null) {
@@ -167,20 +217,32 @@ final class LoopCarrier implements Executor {
                 }
                 idle = null;
                 if (next == null) {
+                    CARRYING.remove(this); // before hasThread goes false: a new thread adds it back
                     hasThread.set(false);
                     // Offered after the poll but before hasThread went false: carry on, unless a new thread does.
                     if ((slot == null && queue.isEmpty()) || !hasThread.compareAndSet(false, true)) {
                         return;
                     }
+                    watch(this);
                     continue;
                 }
             }
+            long run = runs + 1;
+            RUNS.setRelease(this, run);
             try {
-                next.run();
-                Runnable action = afterYield;
-                if (action != null) {
-                    afterYield = null;
-                    action.run();
+                try {
+                    next.run();
+                } finally {
+                    RUNS.setRelease(this, run + 1);
+                    if (heldRun == run) {
+                        HELD_RUN.compareAndSet(this, run, 0L);
+                    }
+                }
+                if (afterYield != null) {
+                    Runnable action = (Runnable) AFTER_YIELD.getAndSet(this, null);
+                    if (action != null) {
+                        action.run();
+                    }
                 }
             } catch (Throwable t) {
                 me.getUncaughtExceptionHandler().uncaughtException(me, t);
@@ -194,6 +256,95 @@ final class LoopCarrier implements Executor {
         return queued != null ? queued : (Runnable) SLOT.getAndSet(this, null);
     }
 
+    /**
+     * Marks {@code carrier} as carrying, and starts the watcher unless it runs. Called by the
+     * carrier's thread as it starts; it leaves {@link #CARRYING} as it ends.
+     */
+    private static void watch(LoopCarrier carrier) {
+        CARRYING.add(carrier);
+        if (!WATCHING.get() && WATCHING.compareAndSet(false, true)) {
+            Thread.ofPlatform().daemon().name("loopdiag-carriers-watcher").start(LoopCarrier::watchCarriers);
+        }
+    }
+
+    /** The watcher's body: looks at each carrier while any carries, the more often the more they run. */
+    private static void watchCarriers() {
+        long waitNanos = WATCH_NANOS;
+        while (true) {
+            LockSupport.parkNanos(waitNanos);
+            boolean ran = false;
+            for (LoopCarrier carrier : CARRYING) {
+                try {
+                    ran |= carrier.lendIfHeld();
+                } catch (Throwable t) {
+                    Thread me = Thread.currentThread();
+                    me.getUncaughtExceptionHandler().uncaughtException(me, t);
+                }
+            }
+            waitNanos = ran ? WATCH_NANOS : Math.min(2 * waitNanos, WATCH_MAX_NANOS);
+            if (CARRYING.isEmpty()) {
+                WATCHING.set(false);
+                // A carrier that started after the check above finds WATCHING false, or this goes on.
+                if (CARRYING.isEmpty() || !WATCHING.compareAndSet(false, true)) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * On the watcher's thread: if a pinned park holds the carrying thread inside a run (a
+     * virtual thread mounted here only parks or blocks its carrier when pinned), sends what is
+     * queued here to the JDK's scheduler, as {@link #execute} does until that run ends, once it
+     * has told {@link #onHeld}. Clears a hold whose run ended while this set it. Returns whether
+     * the carrier is held or has run anything since the last look.
+     */
+    private boolean lendIfHeld() {
+        long held = heldRun;
+        long run = (long) RUNS.getAcquire(this);
+        boolean ran = run != runsSeen;
+        runsSeen = run;
+        if (held != 0) {
+            if (run != held) {
+                HELD_RUN.compareAndSet(this, held, 0L);
+                return true;
+            }
+            lend(); // what came in a race with the hold, and a new task's start waiting for the held thread's yield
+            return true;
+        }
+        Thread thread = carrying;
+        if ((run & 1) == 0 || thread == null || !isParkedOrBlocked(thread.getState())
+                || (long) RUNS.getAcquire(this) != run || !HELD_RUN.compareAndSet(this, 0L, run)) {
+            return ran;
+        }
+        if ((long) RUNS.getAcquire(this) != run) {
+            // The run ended meanwhile, and its thread may have missed the hold: undo it.
+            HELD_RUN.compareAndSet(this, run, 0L);
+            return true;
+        }
+        try {
+            onHeld.accept(thread); // first: the held thread is still where it parked
+        } finally {
+            lend();
+        }
+        return true;
+    }
+
+    /** Sends the queued continuations to the JDK's scheduler, and runs the action waiting for the held thread's yield. */
+    private void lend() {
+        for (Runnable next = poll(); next != null; next = poll()) {
+            ACCESS.sharedScheduler.execute(next);
+        }
+        Runnable action = (Runnable) AFTER_YIELD.getAndSet(this, null);
+        if (action != null) {
+            action.run();
+        }
+    }
+
+    private static boolean isParkedOrBlocked(Thread.State state) {
+        return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING || state == Thread.State.BLOCKED;
+    }
+
     /** The loop closed: its thread ends once idle, and anything scheduled later goes to the JDK. */
     void close() {
         closed = true;
@@ -205,7 +356,7 @@ final class LoopCarrier implements Executor {
 
     /** The JDK internals this needs, found once; null when any of them is missing or closed. */
     private record Access(Constructor<?> builderWithScheduler, VarHandle runContinuation, Executor sharedScheduler,
-                          MethodHandle currentCarrier) {
+                          MethodHandle currentCarrier, VarHandle carrierThread) {
         static Access find() {
             try {
                 Class<?> builder = Class.forName("java.lang.ThreadBuilders$VirtualThreadBuilder");
@@ -214,12 +365,13 @@ final class LoopCarrier implements Executor {
                 Class<?> virtualThread = Class.forName("java.lang.VirtualThread");
                 MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(virtualThread, MethodHandles.lookup());
                 VarHandle runContinuation = lookup.findVarHandle(virtualThread, "runContinuation", Runnable.class);
+                VarHandle carrierThread = lookup.findVarHandle(virtualThread, "carrierThread", Thread.class);
                 Field defaultScheduler = virtualThread.getDeclaredField("DEFAULT_SCHEDULER");
                 defaultScheduler.setAccessible(true);
                 Executor shared = (Executor) defaultScheduler.get(null);
                 MethodHandle currentCarrier = MethodHandles.privateLookupIn(Thread.class, MethodHandles.lookup())
                         .findStatic(Thread.class, "currentCarrierThread", MethodType.methodType(Thread.class));
-                return new Access(constructor, runContinuation, shared, currentCarrier);
+                return new Access(constructor, runContinuation, shared, currentCarrier, carrierThread);
             } catch (ReflectiveOperationException | RuntimeException e) {
                 // Not opened (the usual InaccessibleObjectException), or another JDK's internals: share.
                 return null;
@@ -244,6 +396,10 @@ final class LoopCarrier implements Executor {
 
         Runnable runContinuation(Thread virtualThread) {
             return (Runnable) runContinuation.get(virtualThread);
+        }
+
+        Thread carrierOf(Thread virtualThread) {
+            return (Thread) carrierThread.getVolatile(virtualThread);
         }
     }
 }

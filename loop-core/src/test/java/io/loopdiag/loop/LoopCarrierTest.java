@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -111,6 +114,74 @@ class LoopCarrierTest {
         assertFalse(waiter.isDone());
         loop.callSoon(() -> gate.setResult("resumed"));
         assertEquals("resumed!", loop.runUntilComplete(waiter));
+    }
+
+    /** A task that suspends in a class initializer, where every JDK pins its virtual thread. */
+    static final class SuspendsInItsInitializer {
+        static final String VALUE;
+
+        static {
+            try {
+                sleep(Duration.ofMillis(10));
+            } catch (Exception e) {
+                throw new ExceptionInInitializerError(e);
+            }
+            VALUE = "initialized";
+        }
+    }
+
+    /**
+     * Pinned, the task's park holds the carrier and the loop's thread queued behind it: the loop
+     * goes on on the JDK's scheduler, reports the task and where it parked, and is back on its
+     * carrier once the task lets go.
+     */
+    @Test
+    void aTaskSuspendingWhilePinnedStallsTheLoopWithoutHangingIt() throws Exception {
+        List<ExceptionContext> reported = new CopyOnWriteArrayList<>();
+        loop.setExceptionHandler((ignored, context) -> reported.add(context));
+        String[] seen = test.run(() -> {
+            String value = SuspendsInItsInitializer.VALUE;
+            TestLoop.settle();
+            return new String[] {value, Thread.currentThread().toString()};
+        });
+        assertEquals("initialized", seen[0]);
+        assertTrue(seen[1].endsWith("@loopdiag-carrier-test"), seen[1]);
+        assertEquals(1, reported.size(), reported::toString);
+        ExceptionContext report = reported.get(0);
+        assertEquals("main", report.task().name());
+        assertTrue(report.message().startsWith("Task 'main' parked while pinned to the loop's carrier thread"), report.message());
+        assertTrue(Arrays.stream(report.exception().getStackTrace()).anyMatch(frame -> frame.getMethodName().equals("<clinit>")
+                && frame.getClassName().equals(SuspendsInItsInitializer.class.getName())),
+                () -> Arrays.toString(report.exception().getStackTrace()));
+    }
+
+    /**
+     * A class initializer that starts a task and awaits it. The task's body is not a lambda of
+     * this class: that would wait for the initializer to end.
+     */
+    static final class AwaitsATaskInItsInitializer {
+        static final String VALUE;
+
+        static {
+            try {
+                VALUE = await(Async.createTask("child", LoopCarrierTest::childRan));
+            } catch (Exception e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+    }
+
+    private static String childRan() {
+        return "child ran";
+    }
+
+    /** The new task's thread, which the carrier starts once the held thread yields, is started without that. */
+    @Test
+    void aTaskStartedWhilePinnedRuns() throws Exception {
+        List<ExceptionContext> reported = new CopyOnWriteArrayList<>();
+        loop.setExceptionHandler((ignored, context) -> reported.add(context));
+        assertEquals("child ran", test.run(() -> AwaitsATaskInItsInitializer.VALUE));
+        assertFalse(reported.isEmpty());
     }
 
     @Test
