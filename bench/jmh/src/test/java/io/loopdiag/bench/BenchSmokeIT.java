@@ -52,6 +52,7 @@ class BenchSmokeIT {
                 "echo netty agent", "echo netty blockhound", "blocking-corpus loopdiag default", "blocking-corpus blockhound default",
                 "dump-100k loop-core agent", "dump-stall loop-core agent", "dump-100k-first loop-core agent", "dump-100k jcmd default",
                 "dump-100k-first jcmd default", "dump-stall jcmd default", "dump-100k asyncio default", "dump-walk jvm default",
+                "dump-100k-first-cpu loop-core agent", "dump-100k-first-cpu jcmd default",
                 "blocking-check jvm default", "blocking-check jvm agent", "blocking-check blockhound default",
                 "callback-chain loop-core agent-nostats", "echo loop-core agent-nostats")) {
             assertTrue(seen.contains(expected), "no result for " + expected + " in " + seen + "\n" + output);
@@ -63,6 +64,7 @@ class BenchSmokeIT {
         assertTrue(markdown.contains("The floor under a task switch: one hand-off between two virtual threads"), markdown);
         assertTrue(markdown.contains("The floor under a create + await: a virtual thread starting another"), markdown);
         assertTrue(markdown.contains("The floor under a first dump: the JDK's own walk of every task's stack"), markdown);
+        assertTrue(markdown.contains("What a first dump costs (medians): loopdiag's took "), markdown);
         assertTrue(markdown.contains("## Netty with the agent") && markdown.contains("| Thread.sleep(long) | yes |"), markdown);
         assertTrue(markdown.contains("## The cost of loop health") && markdown.contains("| callback chain (1M `execute`) | "), markdown);
         assertTrue(Files.readString(TOP.resolve("bench/results/smoke/ratios.svg")).startsWith("<svg"));
