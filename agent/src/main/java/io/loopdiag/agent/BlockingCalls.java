@@ -176,6 +176,28 @@ final class BlockingCalls implements BlockingCheck.Listener {
         foreignLoops.promises().observed(promise);
     }
 
+    /**
+     * A loop-core task (null: the loop's own thread) that parked while pinned to its loop's own
+     * carrier thread, at {@code stack} (from the loop's API it called): told by loop-core's carrier
+     * watcher, on the watcher's thread, once it has seen the carrier held. It held the loop as a
+     * blocking call does, so it is one, at the line that awaited.
+     */
+    void parkedWhilePinned(Object loopKey, String loop, String task, StackTraceElement[] stack) {
+        if (stack.length == 0 || isAllowed(stack)) {
+            return;
+        }
+        StackTraceElement called = stack[0];
+        String initializer = staticInitializer(stack);
+        StringBuilder what = new StringBuilder(called.getClassName()).append('.').append(called.getMethodName())
+                .append(" (parked while pinned to the loop's carrier thread")
+                .append(initializer != null ? ", inside the static initializer of " + initializer : "")
+                .append(')').append(task != null ? " in task " + task : " on the loop thread");
+        if (stack.length > 1) {
+            what.append(", called at ").append(stack[1]);
+        }
+        findings.report(new Occurrence(Kind.BLOCKING_CALL, loopKey, loop, task, what.toString(), List.of(stack), null, 0));
+    }
+
     /** The class whose static initializer is on {@code frames}, or null. */
     private static String staticInitializer(StackTraceElement[] frames) {
         for (StackTraceElement frame : frames) {

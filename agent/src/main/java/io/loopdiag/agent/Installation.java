@@ -40,15 +40,15 @@ final class Installation {
         Class<?> loopClass = loopCore();
         Report report = options.report() != null ? new Report(options.report(), options, System.err, loopClass != null) : null;
         Findings findings = findings(report);
+        ForeignLoops foreignLoops = new ForeignLoops(options.threads(), selfCheck, report != null ? report::changed : () -> { }, findings);
+        BlockingCalls calls = blockingCheck(findings, loopClass, foreignLoops);
         NeverAwaited coroutines = null;
         LostExceptions failures = null;
         if (loopClass != null) {
             coroutines = new NeverAwaited(findings);
             failures = new LostExceptions(findings);
-            LoopHooks.start(coroutines, failures);
+            LoopHooks.start(coroutines, failures, blocking ? calls : null);
         }
-        ForeignLoops foreignLoops = new ForeignLoops(options.threads(), selfCheck, report != null ? report::changed : () -> { }, findings);
-        BlockingCalls calls = blockingCheck(findings, loopClass, foreignLoops);
         List<Hook> hooks = hooks(loopClass != null);
         Weaver weaver = weave(hooks);
         foreignLoops.weaver(weaver);

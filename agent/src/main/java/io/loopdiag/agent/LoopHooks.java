@@ -27,6 +27,7 @@ import net.bytebuddy.matcher.ElementMatcher;
 public final class LoopHooks {
     private static volatile NeverAwaited neverAwaited;
     private static volatile LostExceptions lostExceptions;
+    private static volatile BlockingCalls blockingCalls;
 
     private LoopHooks() {
     }
@@ -45,9 +46,11 @@ public final class LoopHooks {
         }
     }
 
-    static void start(NeverAwaited coroutines, LostExceptions failures) {
+    /** {@code calls} null: {@code blocking=off}. */
+    static void start(NeverAwaited coroutines, LostExceptions failures, BlockingCalls calls) {
         neverAwaited = coroutines;
         lostExceptions = failures;
+        blockingCalls = calls;
     }
 
     /** The hooks, one per hook point; {@code blocking} false leaves out those only the blocking check needs. */
@@ -57,6 +60,8 @@ public final class LoopHooks {
             hooks.add(hook(LoopCoreHooks.RUN_ITERATIONS, LoopRuns.class, "blocking calls on loop threads and in tasks are not detected"));
             hooks.add(hook(LoopCoreHooks.WAIT_FOR_IO, LoopWaits.class,
                     "the loop's own wait for I/O may be reported as a blocking call"));
+            hooks.add(hook(LoopCoreHooks.REPORT_PINNED, ParkedWhilePinned.class,
+                    "a task that parks while pinned to its loop's carrier is not reported as a blocking call"));
         }
         hooks.add(hook(LoopCoreHooks.CREATE_TASK, takesArguments(Coroutine.class), TaskCreated.class,
                 "where tasks were created is not recorded"));
@@ -121,6 +126,13 @@ public final class LoopHooks {
         }
     }
 
+    public static void parkedWhilePinned(EventLoop loop, Task<?> task, StackTraceElement[] stack) {
+        BlockingCalls calls = blockingCalls;
+        if (calls != null) {
+            calls.parkedWhilePinned(loop, loop.name(), Names.task(task), stack);
+        }
+    }
+
     public static void loopClosed(EventLoop loop) {
         BlockingCheck.loopCoreStopped(loop); // a loop adopted while it ran has no hook at the end of that run
         NeverAwaited coroutines = neverAwaited;
@@ -169,6 +181,14 @@ public final class LoopHooks {
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
         static void exit() {
             BlockingCheck.exitIdle();
+        }
+    }
+
+    /** Told by loop-core's carrier watcher, on its thread: rare (a task that parked while pinned). */
+    static final class ParkedWhilePinned {
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter(@Advice.This EventLoop loop, @Advice.Argument(0) Task<?> task, @Advice.Argument(1) StackTraceElement[] stack) {
+            LoopHooks.parkedWhilePinned(loop, task, stack);
         }
     }
 

@@ -99,6 +99,23 @@ class FindingsIT {
         assertEquals(1, run.report().path("summary").path("blocking-call").asLong(), run.report().toString());
     }
 
+    /**
+     * No JDK method blocks: the task's await parks while pinned, which loop-core's carrier watcher
+     * sees and tells the agent. The scenario fails unless loop-core told its own handler too.
+     */
+    @Test
+    void aTaskAwaitingInAClassInitializerIsABlockingCallAtTheLineThatAwaited(@TempDir Path dir) throws Exception {
+        AgentRun run = AgentRun.runWithReport(dir, "blocking-pinned");
+        List<String> blocks = run.blocks("blocking-call");
+        assertEquals(1, blocks.size(), run.stderr());
+        assertTrue(blocks.get(0).startsWith("loopdiag: blocking-call on loop 'blocking-pinned': io.loopdiag.loop.Async.sleep"
+                + " (parked while pinned to the loop's carrier thread, inside the static initializer of"
+                + " io.loopdiag.apps.BlockingPinned$ExchangeRates) in task 'blocker' (#1), called at"
+                + " io.loopdiag.apps.BlockingPinned$ExchangeRates.load(BlockingPinned.java:"), blocks.get(0));
+        assertTrue(blocks.get(0).contains("at io.loopdiag.apps.BlockingPinned.convert(BlockingPinned.java:"), blocks.get(0));
+        assertEquals(1, run.report().path("summary").path("blocking-call").asLong(), run.report().toString());
+    }
+
     @Test
     void aCoroutineNeverAwaitedIsReportedWithWhereItWasCreated(@TempDir Path dir) throws Exception {
         AgentRun run = AgentRun.runWithReport(dir, "never-awaited");

@@ -873,21 +873,27 @@ public final class EventLoop implements AutoCloseable, Executor {
 
     /**
      * On the carriers' watcher thread: a pinned park holds the loop's carrier thread, so the loop
-     * runs on the JDK's scheduler meanwhile ({@link LoopCarrier}). Tells the exception handler, on
-     * the loop, which task parked where, as it is now: that is the code to change.
+     * runs on the JDK's scheduler meanwhile ({@link LoopCarrier}). Finds the task whose thread it
+     * is, and where it parked, as it is now: that is the code to change.
      */
     private void carrierHeld(Thread carrier) {
         List<Task<?>> held = tasks.list(task -> task.thread() != null && LoopCarrier.isMountedOn(task.thread(), carrier));
         Task<?> task = held.isEmpty() ? null : held.get(0);
         Thread thread = task != null ? task.thread() : baton.loopThread();
-        String who = task != null ? "Task '" + task.name() + "'" : "The loop's thread";
+        List<StackTraceElement> stack = thread != null && LoopCarrier.isMountedOn(thread, carrier)
+                ? LoopSnapshot.suspensionStack(thread.getStackTrace()) : List.of();
+        reportPinned(task, stack.toArray(StackTraceElement[]::new));
+    }
+
+    /**
+     * Tells the exception handler, on the loop, that {@code task} (null: the loop's own thread, or
+     * with no {@code stack} a thread gone from the carrier since) parked at {@code stack} while
+     * pinned to the loop's carrier; the agent's hook point for the same ({@code LoopCoreHooks}).
+     */
+    private void reportPinned(Task<?> task, StackTraceElement[] stack) {
+        String who = stack.length == 0 ? "A task" : task != null ? "Task '" + task.name() + "'" : "The loop's thread";
         IllegalStateException where = new IllegalStateException("parked while pinned to the loop's carrier thread");
-        if (thread != null && LoopCarrier.isMountedOn(thread, carrier)) {
-            where.setStackTrace(thread.getStackTrace());
-        } else {
-            who = "A task";
-            where.setStackTrace(new StackTraceElement[0]);
-        }
+        where.setStackTrace(stack);
         ExceptionContext context = new ExceptionContext(who + " parked while pinned to the loop's carrier thread"
                 + " (in a class initializer, under a native frame, or in synchronized on JDK 21 to 23): the loop"
                 + " stalled until loop-core saw it (within " + TimeUnit.NANOSECONDS.toMillis(LoopCarrier.WATCH_MAX_NANOS)

@@ -39,10 +39,13 @@ public final class LoopCoreHooks {
     public static final HookPoint EXCEPTION = new HookPoint(FUTURE, "exception");
     public static final HookPoint COPY_OUTCOME_TO = new HookPoint(FUTURE, "copyOutcomeTo");
     public static final HookPoint CANCEL = new HookPoint(FUTURE, "cancel");
+    /** A task (or the loop's thread) parked while pinned to the loop's own carrier thread: where, on the carriers' watcher. */
+    public static final HookPoint REPORT_PINNED = new HookPoint(EVENT_LOOP, "reportPinned");
 
     /** Every hook point. */
     public static final List<HookPoint> ALL = List.of(RUN_ITERATIONS, WAIT_FOR_IO, DISPATCH, CREATE_TASK, CLOSE,
-            RUN_COROUTINE, NEW_COROUTINE, CONSUME, SET_EXCEPTION, RESULT, EXCEPTION, COPY_OUTCOME_TO, CANCEL);
+            RUN_COROUTINE, NEW_COROUTINE, CONSUME, SET_EXCEPTION, RESULT, EXCEPTION, COPY_OUTCOME_TO, CANCEL,
+            REPORT_PINNED);
 
     /**
      * The class whose instance a loop and its tasks park on to hand each other the baton: the

@@ -29,6 +29,7 @@ final class Catalog {
         Main.add(BlockingProcess.NAME, BlockingProcess.DESCRIPTION, BlockingProcess::main);
         Main.add(BlockingDns.NAME, BlockingDns.DESCRIPTION, BlockingDns::main);
         Main.add(BlockingMonitor.NAME, BlockingMonitor.DESCRIPTION, BlockingMonitor::main);
+        Main.add(BlockingPinned.NAME, BlockingPinned.DESCRIPTION, BlockingPinned::main);
         Main.add(BlockingStorm.NAME, BlockingStorm.DESCRIPTION, BlockingStorm::main);
         Main.add(BlockingOnCue.NAME, BlockingOnCue.DESCRIPTION, BlockingOnCue::main);
         Main.add(NeverAwaited.NAME, NeverAwaited.DESCRIPTION, NeverAwaited::main);

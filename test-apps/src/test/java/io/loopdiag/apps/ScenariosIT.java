@@ -35,7 +35,8 @@ class ScenariosIT {
     private static final List<String> FINITE = List.of(
             "healthy", "slow-callback",
             "blocking-sleep", "blocking-wait", "blocking-park", "blocking-future", "blocking-queue",
-            "blocking-lock", "blocking-socket", "blocking-file", "blocking-process", "blocking-dns", "blocking-monitor", "blocking-storm",
+            "blocking-lock", "blocking-socket", "blocking-file", "blocking-process", "blocking-dns", "blocking-monitor", "blocking-pinned",
+            "blocking-storm",
             "never-awaited", "lost-exception", "hostile-names",
             "vertx-blocking", "reactor-blocking", "swing-edt-freeze");
     /** Finite too, and each says on stderr which Netty it runs on (test-apps-netty41's Netty41JarIT runs them on 4.1). */
