@@ -896,9 +896,8 @@ public final class EventLoop implements AutoCloseable, Executor {
         where.setStackTrace(stack);
         ExceptionContext context = new ExceptionContext(who + " parked while pinned to the loop's carrier thread"
                 + " (in a class initializer, under a native frame, or in synchronized on JDK 21 to 23): the loop"
-                + " stalled until loop-core saw it (within " + TimeUnit.NANOSECONDS.toMillis(LoopCarrier.WATCH_MAX_NANOS)
-                + " ms), then ran on the JDK's scheduler until the thread let go. Await outside that frame.",
-                where, null, null, task);
+                + " stalled until loop-core saw it (within about a second), then ran on the JDK's scheduler until"
+                + " the thread let go. Await outside that frame.", where, null, null, task);
         try {
             callSoonThreadsafe(() -> callExceptionHandler(context));
         } catch (RuntimeException closed) {

@@ -40,9 +40,9 @@ import java.util.function.Consumer;
  * {@code synchronized} on JDK 21 to 23) parks the platform thread under it, and with it every
  * thread queued here: the loop would hang. So one watcher thread looks at the carriers, every
  * {@link #WATCH_NANOS} while they run and less often while they do not; a carrier whose thread it
- * finds parked or blocked inside a run is <em>held</em>, and until that run ends, what is queued
- * and what comes goes to the JDK's shared scheduler, where the baton still keeps one thread at a
- * time in the loop's code.
+ * finds parked or blocked inside the same run at two looks in a row is <em>held</em>, and until
+ * that run ends, what is queued and what comes goes to the JDK's shared scheduler, where the baton
+ * still keeps one thread at a time in the loop's code.
  */
 final class LoopCarrier implements Executor {
     private static final Access ACCESS = Access.find();
@@ -65,12 +65,13 @@ final class LoopCarrier implements Executor {
     /** An idle carrier's platform thread ends after this long, and a new one starts when needed. */
     private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(10);
     /**
-     * How often the watcher looks for a held carrier while the carriers run continuations; each
-     * look that finds none has run since the last doubles the wait, up to {@link #WATCH_MAX_NANOS}.
+     * How often the watcher looks for a held carrier while the carriers run continuations (a
+     * pinned park is held at the second look that finds it); each look that finds none has run
+     * since the last doubles the wait, up to {@link #WATCH_MAX_NANOS}.
      */
     private static final long WATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-    /** The longest wait between two looks, so the longest a pinned park stalls a loop; a quiet loop costs a wake-up a second. */
-    static final long WATCH_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** The longest wait between two looks: about the longest a pinned park stalls a loop (a quiet one wakes it once a second). */
+    private static final long WATCH_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** The carriers that have a platform thread now: what the watcher looks at. */
     private static final Set<LoopCarrier> CARRYING = ConcurrentHashMap.newKeySet();
     /** Whether the watcher's thread runs (or is about to); set by whoever starts it. */
@@ -113,6 +114,8 @@ final class LoopCarrier implements Executor {
     private final Consumer<Thread> onHeld;
     /** {@link #runs} when the watcher last looked (the watcher's alone). */
     private long runsSeen;
+    /** The run the watcher found parked or blocked at its last look, or 0 (the watcher's alone). */
+    private long suspectRun;
 
     private LoopCarrier(String name, Consumer<Thread> onHeld) {
         threadName = "loopdiag-carrier-" + name;
@@ -294,10 +297,13 @@ final class LoopCarrier implements Executor {
 
     /**
      * On the watcher's thread: if a pinned park holds the carrying thread inside a run (a
-     * virtual thread mounted here only parks or blocks its carrier when pinned), sends what is
-     * queued here to the JDK's scheduler, as {@link #execute} does until that run ends, once it
-     * has told {@link #onHeld}. Clears a hold whose run ended while this set it. Returns whether
-     * the carrier is held or has run anything since the last look.
+     * virtual thread mounted here parks or blocks its carrier for long only when pinned), sends
+     * what is queued here to the JDK's scheduler, as {@link #execute} does until that run ends,
+     * once it has told {@link #onHeld}. The run must be found parked or blocked at two looks in a
+     * row: a thread unmounting may wait a moment for its own lock, which the JDK also takes to
+     * read a mounted thread's state (the agent's watchdog does, at every sample). Clears a hold
+     * whose run ended while this set it. Returns whether the carrier is held, suspected or has
+     * run anything since the last look.
      */
     private boolean lendIfHeld() {
         long held = heldRun;
@@ -313,9 +319,12 @@ final class LoopCarrier implements Executor {
             return true;
         }
         Thread thread = carrying;
-        if ((run & 1) == 0 || thread == null || !isParkedOrBlocked(thread.getState())
-                || (long) RUNS.getAcquire(this) != run || !HELD_RUN.compareAndSet(this, 0L, run)) {
-            return ran;
+        boolean stuck = (run & 1) != 0 && thread != null && isParkedOrBlocked(thread.getState())
+                && (long) RUNS.getAcquire(this) == run;
+        long suspect = suspectRun;
+        suspectRun = stuck ? run : 0;
+        if (!stuck || suspect != run || !HELD_RUN.compareAndSet(this, 0L, run)) {
+            return ran || stuck;
         }
         if ((long) RUNS.getAcquire(this) != run) {
             // The run ended meanwhile, and its thread may have missed the hold: undo it.
