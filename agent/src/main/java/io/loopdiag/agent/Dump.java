@@ -274,11 +274,8 @@ final class Dump {
             json.writeEndObject();
         }
         json.writeNumberField(Fields.SUSPENDED_MILLIS, task.state().equals(States.SUSPENDED) ? millis(now - task.suspendedSinceNanos()) : 0);
-        json.writeArrayFieldStart(Fields.STACK);
-        for (SerializedString frame : stacks.of(task.stack())) {
-            json.writeString(frame);
-        }
-        json.writeEndArray();
+        json.writeFieldName(Fields.STACK);
+        json.writeRawValue(stacks.of(task.stack()));
         List<StackTraceElement> createdAt = live != null ? CreationSites.ofTask(live) : null;
         if (createdAt != null) {
             frames(json, Fields.CREATED_AT, createdAt);
@@ -297,22 +294,28 @@ final class Dump {
     }
 
     /**
-     * Tasks' stacks rendered as JSON strings, by the identity of their frame list: a snapshot
+     * Tasks' stacks rendered as JSON arrays, by the identity of their frame list: a snapshot
      * shares one list among the tasks suspended at the same place ({@link LoopSnapshot#eachTask}),
-     * so a dump of 100,000 tasks suspended in a few places renders a few stacks, not 100,000
-     * (bench/README.md). One per loop written; at most {@link #MAX_KEPT} lists kept.
+     * so a dump of 100,000 tasks suspended in a few places renders a few stacks, not 100,000,
+     * and writes each task's as one piece (bench/README.md). One per loop written; at most
+     * {@link #MAX_KEPT} lists kept.
      */
     private static final class RenderedStacks {
         private static final int MAX_KEPT = 4_096;
-        private final IdentityHashMap<List<StackTraceElement>, SerializedString[]> rendered = new IdentityHashMap<>();
+        private final IdentityHashMap<List<StackTraceElement>, SerializedString> rendered = new IdentityHashMap<>();
 
-        SerializedString[] of(List<StackTraceElement> frames) {
-            SerializedString[] known = rendered.get(frames);
+        SerializedString of(List<StackTraceElement> frames) throws IOException {
+            SerializedString known = rendered.get(frames);
             if (known == null) {
-                known = new SerializedString[frames.size()];
-                for (int i = 0; i < known.length; i++) {
-                    known[i] = new SerializedString(frames.get(i).toString());
+                java.io.StringWriter text = new java.io.StringWriter();
+                try (JsonGenerator array = JSON.getFactory().createGenerator(text)) {
+                    array.writeStartArray();
+                    for (StackTraceElement frame : frames) {
+                        array.writeString(frame.toString());
+                    }
+                    array.writeEndArray();
                 }
+                known = new SerializedString(text.toString());
                 if (rendered.size() < MAX_KEPT) {
                     rendered.put(frames, known);
                 }

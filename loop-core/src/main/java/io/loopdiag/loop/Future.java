@@ -315,8 +315,11 @@ public class Future<T> {
 
     @Override
     public String toString() {
-        return "Future[" + stateName() + (awaitLabel != null ? ", " + awaitLabel : "") + "]";
+        return awaitLabel != null ? "Future[" + stateName() + ", " + awaitLabel + "]" : UNLABELLED[state];
     }
+
+    /** What {@link #toString} says of a future without a label, by state: a dump asks it of every task awaiting one. */
+    private static final String[] UNLABELLED = {"Future[pending]", "Future[cancelled]", "Future[finished]", "Future[failed]"};
 
     private record DoneCallback<T>(Future<T> future, Consumer<? super Future<T>> callback) implements Runnable {
         @Override

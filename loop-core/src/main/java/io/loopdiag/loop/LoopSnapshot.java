@@ -134,7 +134,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
      * the common pool walks the next, and the calling thread joins it when done.
      */
     public static <E extends Exception> void eachTask(List<Task<?>> tasks, StackSource stacks, TaskAction<E> action) throws E {
-        Map<List<StackTraceElement>, List<StackTraceElement>> kept = new ConcurrentHashMap<>();
+        Map<Frames, List<StackTraceElement>> kept = new ConcurrentHashMap<>();
         if (stacks == null || tasks.size() <= CHUNK) {
             for (Task<?> task : tasks) {
                 action.accept(task, taskSnapshot(task, stacks, kept));
@@ -160,21 +160,21 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
     private static final class ChunkWalk implements Runnable {
         final List<Task<?>> chunk;
         private final StackSource stacks;
-        private final Map<List<StackTraceElement>, List<StackTraceElement>> kept;
+        private final Map<Frames, List<StackTraceElement>> kept;
         private final TaskSnapshot[] taken;
         private final AtomicInteger claimed = new AtomicInteger();
         private final AtomicInteger done = new AtomicInteger();
         /** What a walk threw, thrown again by {@link #finish}: not on a pool thread, where it would be the application's to log. */
         private volatile Throwable failed;
 
-        private ChunkWalk(List<Task<?>> chunk, StackSource stacks, Map<List<StackTraceElement>, List<StackTraceElement>> kept) {
+        private ChunkWalk(List<Task<?>> chunk, StackSource stacks, Map<Frames, List<StackTraceElement>> kept) {
             this.chunk = chunk;
             this.stacks = stacks;
             this.kept = kept;
             this.taken = new TaskSnapshot[chunk.size()];
         }
 
-        static ChunkWalk start(List<Task<?>> chunk, StackSource stacks, Map<List<StackTraceElement>, List<StackTraceElement>> kept) {
+        static ChunkWalk start(List<Task<?>> chunk, StackSource stacks, Map<Frames, List<StackTraceElement>> kept) {
             ChunkWalk walk = new ChunkWalk(chunk, stacks, kept);
             ForkJoinPool.commonPool().execute(walk);
             return walk;
@@ -240,7 +240,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
     }
 
     private static TaskSnapshot taskSnapshot(Task<?> task, StackSource stacks,
-                                             Map<List<StackTraceElement>, List<StackTraceElement>> kept) {
+                                             Map<Frames, List<StackTraceElement>> kept) {
         Future<?> awaited = task.awaiting();
         Awaiting awaiting = awaited == null ? null : awaiting(awaited, stacks);
         List<StackTraceElement> stack = List.of();
@@ -264,22 +264,51 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
      * {@link TaskTable}, not on the task (why: the table's comment).
      */
     private static List<StackTraceElement> suspensionStack(Task<?> task, Thread thread, StackSource stacks,
-                                                           Map<List<StackTraceElement>, List<StackTraceElement>> kept) {
+                                                           Map<Frames, List<StackTraceElement>> kept) {
         int suspension = task.suspensions();
         TaskTable table = task.loop.tasks;
         List<StackTraceElement> walked = table.walkedStack(task, suspension);
         if (walked != null) {
             return walked;
         }
-        List<StackTraceElement> frames = suspensionStack(stacks.of(thread));
+        StackTraceElement[] walk = stacks.of(thread);
+        int top = topOf(walk);
+        Frames frames = new Frames(walk, top, bottomOf(walk, top));
         if (task.isSuspended() && task.suspensions() == suspension) { // still the suspension walked
-            List<StackTraceElement> shared = kept.size() < MAX_KEPT_STACKS ? kept.computeIfAbsent(frames, same -> same) : kept.get(frames);
+            // Looked up by its range of the walk: a stack seen before is not copied.
+            List<StackTraceElement> shared = kept.get(frames);
+            if (shared == null && kept.size() < MAX_KEPT_STACKS) {
+                List<StackTraceElement> copy = frames.copy();
+                shared = kept.putIfAbsent(new Frames(copy.toArray(StackTraceElement[]::new), 0, copy.size()), copy);
+                shared = shared != null ? shared : copy;
+            }
             if (shared != null) {
                 table.keepWalked(task, suspension, shared);
                 return shared;
             }
         }
-        return frames;
+        return frames.copy();
+    }
+
+    /** A range of a walked stack, equal to another of the same frames: what a walk's distinct stacks are kept by. */
+    private record Frames(StackTraceElement[] walk, int from, int to) {
+        List<StackTraceElement> copy() {
+            return List.of(Arrays.copyOfRange(walk, from, to));
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Frames that && Arrays.equals(walk, from, to, that.walk, that.from, that.to);
+        }
+
+        @Override
+        public int hashCode() {
+            int hash = 1;
+            for (int i = from; i < to; i++) {
+                hash = 31 * hash + walk[i].hashCode();
+            }
+            return hash;
+        }
     }
 
     /** What a task awaiting {@code awaited} waits for, followed through the future's await subject to the tasks behind it. */
@@ -289,7 +318,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         }
         Object subject = awaited.awaitSubject();
         TimerHandle timer = awaited instanceof Async.TimedFuture timed ? timed.timer : null;
-        Set<Long> waitsOn = new LinkedHashSet<>();
+        Set<Long> waitsOn = subject == null ? Set.of() : new LinkedHashSet<>();
         tasksBehind(subject, waitsOn, 0);
         Worker worker = null;
         if (subject instanceof EventLoop.WorkerCall call && call.thread != null) {
@@ -347,6 +376,12 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
      * loop's, the JDK's or the baton's, and without the task's own frames below its coroutine.
      */
     static List<StackTraceElement> suspensionStack(StackTraceElement[] frames) {
+        int top = topOf(frames);
+        return List.of(Arrays.copyOfRange(frames, top, bottomOf(frames, top)));
+    }
+
+    /** Where a parked task's own frames start in {@code frames}: see {@link #suspensionStack(StackTraceElement[])}. */
+    private static int topOf(StackTraceElement[] frames) {
         int top = 0;
         while (top < frames.length && isParkingFrame(frames[top])) {
             top++;
@@ -355,7 +390,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         while (top + 1 < frames.length && isLoopApiFrame(frames[top]) && isLoopApiFrame(frames[top + 1])) {
             top++;
         }
-        return List.copyOf(Arrays.asList(frames).subList(top, bottomOf(frames, top)));
+        return top;
     }
 
     /**
@@ -363,7 +398,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
      * loop's own frames below the callback or the task's coroutine. Any thread.
      */
     public static List<StackTraceElement> runningStack(StackTraceElement[] frames) {
-        return List.copyOf(Arrays.asList(frames).subList(0, bottomOf(frames, 0)));
+        return List.of(Arrays.copyOfRange(frames, 0, bottomOf(frames, 0)));
     }
 
     /** Where the loop's own frames start below the code it runs: the task's coroutine, or the callback's dispatch. */
