@@ -1,6 +1,6 @@
 package io.loopdiag.agent;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.loopdiag.protocol.Control;
 import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.Text;
@@ -46,7 +46,6 @@ final class ControlServer implements Runnable {
     private final ServerSocketChannel server;
     private final Path socket;
     private final Findings findings;
-    private final ObjectMapper json = new ObjectMapper();
     /** The agent's jar and what it was when the JVM had opened it (null where unknown): see {@link #jarChanged}. */
     private final Path jar;
     private final BasicFileAttributes jarAsOpened;
@@ -167,8 +166,13 @@ final class ControlServer implements Runnable {
             switch (command) {
                 case Control.DUMP -> Dump.write(buffered, findings, true);
                 case Control.INFO -> Dump.write(buffered, findings, false);
-                default -> json.writeValue(buffered, java.util.Map.of(Fields.ERROR,
-                        "unknown command '" + Text.printable(command) + "' (" + Control.commands() + ")"));
+                default -> {
+                    try (JsonGenerator json = Json.FACTORY.createGenerator(buffered)) {
+                        json.writeStartObject();
+                        json.writeStringField(Fields.ERROR, "unknown command '" + Text.printable(command) + "' (" + Control.commands() + ")");
+                        json.writeEndObject();
+                    }
+                }
             }
             buffered.flush();
         } catch (RuntimeException | LinkageError e) {

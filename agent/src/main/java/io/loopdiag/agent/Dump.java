@@ -2,8 +2,6 @@ package io.loopdiag.agent;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.io.SerializedString;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.loopdiag.agent.boot.BlockingCheck;
 import io.loopdiag.agent.boot.LoopThread;
 import io.loopdiag.loop.EventLoop;
@@ -28,7 +26,6 @@ import java.util.concurrent.TimeUnit;
  * milliseconds, measured on each loop's clock at the moment its snapshot was taken.
  */
 final class Dump {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static volatile Watchdog watchdog;
     private static volatile LoopHealth health;
     private static volatile boolean loopCore;
@@ -48,7 +45,7 @@ final class Dump {
 
     /** Writes the whole dump to {@code out}; {@code withStacks} false gives the cheap summary that {@code loopdiag list} shows. */
     static void write(OutputStream out, Findings findings, boolean withStacks) throws IOException {
-        try (JsonGenerator json = JSON.getFactory().createGenerator(out)) {
+        try (JsonGenerator json = Json.FACTORY.createGenerator(out)) {
             json.writeStartObject();
             json.writeStringField(Fields.SCHEMA, Schemas.DUMP);
             json.writeNumberField(Fields.PID, ProcessHandle.current().pid());
@@ -64,10 +61,9 @@ final class Dump {
                 writeForeignLoop(json, loop, withStacks);
             }
             json.writeEndArray();
-            ObjectNode found = JSON.createObjectNode();
-            findings.writeTo(found);
-            json.writeFieldName(Fields.FINDINGS);
-            json.writeTree(found);
+            json.writeObjectFieldStart(Fields.FINDINGS);
+            findings.writeTo(json);
+            json.writeEndObject();
             json.writeEndObject();
         }
     }
@@ -308,7 +304,7 @@ final class Dump {
             SerializedString known = rendered.get(frames);
             if (known == null) {
                 java.io.StringWriter text = new java.io.StringWriter();
-                try (JsonGenerator array = JSON.getFactory().createGenerator(text)) {
+                try (JsonGenerator array = Json.FACTORY.createGenerator(text)) {
                     array.writeStartArray();
                     for (StackTraceElement frame : frames) {
                         array.writeString(frame.toString());

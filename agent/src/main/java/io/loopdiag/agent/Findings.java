@@ -1,10 +1,10 @@
 package io.loopdiag.agent;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.Kind;
 import io.loopdiag.protocol.Text;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -201,36 +201,58 @@ final class Findings {
     }
 
     /**
-     * Puts the findings into {@code parent} as the report and the dump show them:
+     * Writes the findings into the object {@code json} is in, as the report and the dump show them:
      * {@value Fields#SUMMARY} (occurrences by kind), {@value Fields#DROPPED}, and
-     * {@value Fields#DETECTIONS}, oldest first.
+     * {@value Fields#DETECTIONS}, oldest first. Each finding is read once, under its lock, so the
+     * summary adds up the counts the detections show.
      */
-    void writeTo(ObjectNode parent) {
-        ObjectNode summary = parent.putObject(Fields.SUMMARY);
-        parent.put(Fields.DROPPED, dropped());
-        ArrayNode list = parent.putArray(Fields.DETECTIONS);
+    void writeTo(JsonGenerator json) throws IOException {
+        List<Finding> all = all();
+        List<Seen> seen = new ArrayList<>(all.size());
         Map<String, Long> byKind = new TreeMap<>();
-        for (Finding f : all()) {
-            ObjectNode node = list.addObject();
+        for (Finding f : all) {
             synchronized (f) {
+                seen.add(new Seen(f, f.count, f.lastSeen, f.longestMillis));
                 byKind.merge(f.kind.id(), f.count, Long::sum);
-                node.put(Fields.KIND, f.kind.id());
-                node.put(Fields.LOOP, f.loop);
-                node.put(Fields.TASK, f.task);
-                node.put(Fields.MESSAGE, f.message);
-                node.put(Fields.COUNT, f.count);
-                node.put(Fields.FIRST_SEEN, f.firstSeen.toString());
-                node.put(Fields.LAST_SEEN, f.lastSeen.toString());
-                node.put(Fields.LONGEST_MILLIS, f.longestMillis);
-            }
-            ArrayNode stack = node.putArray(Fields.STACK);
-            f.stack.forEach(stack::add);
-            if (f.createdAt != null) {
-                ArrayNode createdAt = node.putArray(Fields.CREATED_AT);
-                f.createdAt.forEach(createdAt::add);
             }
         }
-        byKind.forEach(summary::put);
+        json.writeObjectFieldStart(Fields.SUMMARY);
+        for (Map.Entry<String, Long> kind : byKind.entrySet()) {
+            json.writeNumberField(kind.getKey(), kind.getValue());
+        }
+        json.writeEndObject();
+        json.writeNumberField(Fields.DROPPED, dropped());
+        json.writeArrayFieldStart(Fields.DETECTIONS);
+        for (Seen one : seen) {
+            Finding f = one.finding();
+            json.writeStartObject();
+            json.writeStringField(Fields.KIND, f.kind.id());
+            json.writeStringField(Fields.LOOP, f.loop);
+            json.writeStringField(Fields.TASK, f.task);
+            json.writeStringField(Fields.MESSAGE, f.message);
+            json.writeNumberField(Fields.COUNT, one.count());
+            json.writeStringField(Fields.FIRST_SEEN, f.firstSeen.toString());
+            json.writeStringField(Fields.LAST_SEEN, one.lastSeen().toString());
+            json.writeNumberField(Fields.LONGEST_MILLIS, one.longestMillis());
+            strings(json, Fields.STACK, f.stack);
+            if (f.createdAt != null) {
+                strings(json, Fields.CREATED_AT, f.createdAt);
+            }
+            json.writeEndObject();
+        }
+        json.writeEndArray();
+    }
+
+    /** A finding's changing fields as one read of them saw them. */
+    private record Seen(Finding finding, long count, Instant lastSeen, long longestMillis) {
+    }
+
+    private static void strings(JsonGenerator json, String field, List<String> values) throws IOException {
+        json.writeArrayFieldStart(field);
+        for (String value : values) {
+            json.writeString(value);
+        }
+        json.writeEndArray();
     }
 
     /** The findings so far, oldest first. */

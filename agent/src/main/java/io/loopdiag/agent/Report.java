@@ -1,9 +1,6 @@
 package io.loopdiag.agent;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.loopdiag.protocol.AgentOptionNames;
 import io.loopdiag.protocol.Fields;
 import io.loopdiag.protocol.Schemas;
@@ -46,7 +43,6 @@ final class Report {
     private SelfCheck selfCheck;
     private final AgentOptions options;
     private final PrintStream log;
-    private final ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private final Instant started = Instant.now();
     private volatile boolean dirty = true;
     /** False until the JVM runs a loop or has something to say (or exits): until then the writer thread writes nothing. */
@@ -122,7 +118,7 @@ final class Report {
         }
         dirty = false;
         try {
-            replace(path, json, document());
+            replace(path, started, this::document);
         } catch (IOException | RuntimeException e) {
             if (!warned) {
                 warned = true;
@@ -131,13 +127,31 @@ final class Report {
         }
     }
 
-    /** Writes {@code document} at {@code path}: beside it first, then moved over it, so no reader sees half of it. */
-    private static void replace(Path path, ObjectMapper json, ObjectNode document) throws IOException {
+    /** What a report holds after its header, written into the open document. */
+    @FunctionalInterface
+    private interface Body {
+        void write(JsonGenerator json) throws IOException;
+    }
+
+    /**
+     * Writes a report whose header's start is {@code started} and whose {@code body} follows, at
+     * {@code path}: beside it first, then moved over it, so no reader sees half of it.
+     */
+    private static void replace(Path path, Instant started, Body body) throws IOException {
         Path directory = path.getParent();
         Files.createDirectories(directory, FOLDER);
         Path temporary = Files.createTempFile(directory, "." + path.getFileName(), ".tmp", FILE);
         try {
-            json.writeValue(temporary.toFile(), document);
+            try (JsonGenerator json = Json.FACTORY.createGenerator(Files.newOutputStream(temporary))) {
+                json.useDefaultPrettyPrinter();
+                json.writeStartObject();
+                json.writeStringField(Fields.SCHEMA, Schemas.REPORT);
+                json.writeNumberField(Fields.PID, ProcessHandle.current().pid());
+                json.writeStringField(Fields.STARTED, started.toString());
+                json.writeStringField(Fields.WRITTEN, Instant.now().toString());
+                body.write(json);
+                json.writeEndObject();
+            }
             try {
                 Files.move(temporary, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
@@ -165,33 +179,25 @@ final class Report {
             if (path == null || whyNotWritable(path) != null) {
                 return;
             }
-            ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-            ObjectNode root = header(json, Instant.now());
-            root.put(Fields.REFUSED, why);
-            new Findings(null, () -> { }).writeTo(root);
-            replace(path.toAbsolutePath(), json, root);
+            replace(path.toAbsolutePath(), Instant.now(), json -> {
+                json.writeStringField(Fields.REFUSED, why);
+                new Findings(null, () -> { }).writeTo(json);
+            });
         } catch (IOException | RuntimeException unwritten) {
             // The refusal is on stderr already; the report is a second voice, not a necessary one.
         }
     }
 
-    private static ObjectNode header(ObjectMapper json, Instant started) {
-        ObjectNode root = json.createObjectNode();
-        root.put(Fields.SCHEMA, Schemas.REPORT);
-        root.put(Fields.PID, ProcessHandle.current().pid());
-        root.put(Fields.STARTED, started.toString());
-        root.put(Fields.WRITTEN, Instant.now().toString());
-        return root;
-    }
-
-    private ObjectNode document() {
-        ObjectNode root = header(json, started);
-        ObjectNode settings = root.putObject(Fields.OPTIONS);
-        settings.put(Fields.SLOW_MILLIS, options.slow().toMillis());
-        settings.put(Fields.BLOCKING, options.blocking().id());
-        ArrayNode problems = root.putArray(Fields.SELF_CHECK);
-        selfCheck.problems().forEach(problems::add);
-        findings.writeTo(root);
-        return root;
+    private void document(JsonGenerator json) throws IOException {
+        json.writeObjectFieldStart(Fields.OPTIONS);
+        json.writeNumberField(Fields.SLOW_MILLIS, options.slow().toMillis());
+        json.writeStringField(Fields.BLOCKING, options.blocking().id());
+        json.writeEndObject();
+        json.writeArrayFieldStart(Fields.SELF_CHECK);
+        for (String problem : selfCheck.problems()) {
+            json.writeString(problem);
+        }
+        json.writeEndArray();
+        findings.writeTo(json);
     }
 }

@@ -25,8 +25,6 @@ import sun.misc.Signal;
  * handler on a thread of its own; no loop is stopped.
  */
 final class SignalDump {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private final Findings findings;
     private final Path file;
 
@@ -79,7 +77,7 @@ final class SignalDump {
         Dump.write(json, findings, true);
         StringWriter text = new StringWriter();
         long pid = ProcessHandle.current().pid();
-        try (PrintWriter out = new PrintWriter(text); JsonParser parser = JSON.createParser(json.toByteArray())) {
+        try (PrintWriter out = new PrintWriter(text); JsonParser parser = new ObjectMapper().createParser(json.toByteArray())) {
             out.println("loopdiag: dump of JVM " + pid + " at " + Instant.now() + ", on a signal");
             if (DumpText.toFirstLoop(parser)) {
                 DumpText.print(parser, out, false);

@@ -148,6 +148,22 @@ class AgentJarIT {
         assertFalse(written.has("refused"), written.toString());
     }
 
+    /**
+     * The agent streams what it writes: starting, finding and reporting load none of Jackson's data
+     * binding (an object mapper costs about 90 ms at every JVM's start, docs/agent.md).
+     */
+    @Test
+    void startingFindingAndReportingLoadNoObjectMapper(@TempDir Path dir) throws Exception {
+        Path classes = dir.resolve("classes.txt");
+        Path report = dir.resolve("report.json");
+        AgentRun run = AgentRun.run("log=off,report=" + report, "blocking-sleep", "-Xlog:class+load:file=" + classes);
+        assertEquals(0, run.exitCode(), run.stderr());
+        assertTrue(AgentRun.report(report).path("summary").path("blocking-call").asLong() > 0, "the report holds the finding");
+        List<String> loaded = Files.readAllLines(classes);
+        assertTrue(loaded.stream().anyMatch(line -> line.contains("io.loopdiag.shaded.jackson.core.JsonFactory ")), "the log lists the agent's classes");
+        assertEquals(List.of(), loaded.stream().filter(line -> line.contains(".jackson.databind.")).toList());
+    }
+
     private static void assertOneRefusal(String stderr, String expected) {
         List<String> lines = stderr.lines().filter(l -> l.startsWith("loopdiag:")).toList();
         assertEquals(1, lines.size(), stderr);

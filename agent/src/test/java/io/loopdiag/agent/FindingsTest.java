@@ -4,8 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.loopdiag.agent.support.AgentRun;
 import io.loopdiag.protocol.Kind;
 import java.io.ByteArrayOutputStream;
@@ -84,12 +85,17 @@ class FindingsTest {
     }
 
     @Test
-    void theReportShowsOccurrencesByKindAndEachFindingWithItsStack() {
+    void theReportShowsOccurrencesByKindAndEachFindingWithItsStack() throws Exception {
         findings.report(blocking("a", AT_TOTAL, 0));
         findings.report(blocking("a", AT_TOTAL, 0));
         findings.report(new Occurrence(Kind.LOST_EXCEPTION, null, "orders", "'fail' (#4)", "task 'fail' (#4) failed", AT_LOAD, AT_TOTAL, 0));
-        ObjectNode root = new ObjectMapper().createObjectNode();
-        findings.writeTo(root);
+        ByteArrayOutputStream written = new ByteArrayOutputStream();
+        try (JsonGenerator json = Json.FACTORY.createGenerator(written)) {
+            json.writeStartObject();
+            findings.writeTo(json);
+            json.writeEndObject();
+        }
+        JsonNode root = new ObjectMapper().readTree(written.toByteArray());
 
         assertEquals("{\"blocking-call\":2,\"lost-exception\":1}", root.path("summary").toString());
         assertEquals(0, root.path("dropped").asLong());
