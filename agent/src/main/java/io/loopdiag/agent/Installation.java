@@ -1,7 +1,6 @@
 package io.loopdiag.agent;
 
 import io.loopdiag.agent.boot.BlockingCheck;
-import io.loopdiag.protocol.Frame;
 import io.loopdiag.protocol.LoopCoreHooks;
 import java.io.PrintStream;
 import java.lang.instrument.Instrumentation;
@@ -133,28 +132,25 @@ final class Installation {
     }
 
     /**
-     * Weaves {@code hooks} into the classes loaded now and those loaded later. The hooked classes
-     * are loaded here if they are not yet, so that the self-check sees them woven now.
+     * Weaves {@code hooks} into the classes loaded now and into the others as they load: a class
+     * the application never loads is never woven (docs/decisions.md, "The agent weaves a class
+     * when the application loads it").
      */
     private Weaver weave(List<Hook> hooks) {
         Weaver weaver = new Weaver(hooks, selfCheck::unmatched);
         weaver.install(instrumentation);
-        for (String className : weaver.classNames(Hook.Check.ALWAYS)) {
-            ClassLoader loader = Frame.isLoopCore(className) ? ClassLoader.getSystemClassLoader() : null;
-            try {
-                Class.forName(className, false, loader);
-            } catch (ClassNotFoundException | LinkageError absent) {
-                // Not in this JVM: checkHooks names the hooks it loses.
-            }
-        }
         return weaver;
     }
 
-    /** Says which hooks are not in place: a class that could not be woven, or is not in this JVM at all. */
+    /**
+     * Says which hooks are not in place: a class that could not be woven, or is not in this JVM at
+     * all. A class that is here but not loaded yet is checked against its hooks when it loads.
+     */
     private void checkHooks(Weaver weaver, List<Hook> hooks) {
         weaver.failed.forEach((type, error) -> selfCheck.problem(type + " could not be instrumented (" + error + ")"));
         for (Hook hook : hooks) {
-            if (hook.check() == Hook.Check.ALWAYS && weaver.status(hook) == Weaver.Status.NOT_LOADED) {
+            if (hook.check() == Hook.Check.ALWAYS && weaver.status(hook) == Weaver.Status.NOT_LOADED
+                    && ClassLoader.getSystemResource(hook.className().replace('.', '/') + ".class") == null) {
                 selfCheck.problem(hook.label() + ": " + hook.className() + " is not in this JVM (Java " + Runtime.version()
                         + "); " + hook.loss());
             }

@@ -87,7 +87,10 @@ final class Weaver implements ClassFileTransformer {
         return false;
     }
 
-    /** Registers the weaver and retransforms the classes of its set that are already loaded. */
+    /**
+     * Registers the weaver and retransforms the classes of its set that are already loaded: all in
+     * one call (one pause of the JVM), or one by one if that call fails, to tell which class failed.
+     */
     void install(Instrumentation instrumentation) {
         instrumentation.addTransformer(this, true);
         List<Class<?>> loaded = new ArrayList<>();
@@ -95,6 +98,12 @@ final class Weaver implements ClassFileTransformer {
             if (hooksByInternalName.containsKey(type.getName().replace('.', '/')) && instrumentation.isModifiableClass(type)) {
                 loaded.add(type);
             }
+        }
+        try {
+            instrumentation.retransformClasses(loaded.toArray(Class<?>[]::new));
+            return;
+        } catch (UnmodifiableClassException | RuntimeException | LinkageError e) {
+            // One of them could not be retransformed, and so none was: again one by one.
         }
         for (Class<?> type : loaded) {
             try {
