@@ -34,6 +34,9 @@ public final class Main {
               corpus      [--tool loopdiag|blockhound|none]
                                        each call of the blocking corpus in a task on a Netty event loop, with markers
                                        on stderr (blockhound: installs it, throwing; loopdiag: start the JVM with the agent)
+              start       [--tool blockhound|none]
+                                       starts and exits (blockhound: installs it first): the start that
+                                       bench/agent-start times with each detector
               corpus-compare --agent AGENT_JAR [--java JAVA]
                                        corpus under the agent and under BlockHound, one JVM each; JSON lines: which caught
                                        each call; a table on stderr
@@ -68,6 +71,7 @@ public final class Main {
                 case "soak" -> Soak.run(Options.parse(command, rest, Soak.OPTIONS), out, err);
                 case "wrk-report" -> WrkReport.run(Options.parse(command, rest, WrkReport.OPTIONS), out);
                 case "corpus" -> BlockingCorpus.run(Options.parse(command, rest, "tool"), out, err);
+                case "start" -> Start.run(Options.parse(command, rest, "tool"), out, err);
                 case "corpus-compare" -> CorpusCompare.run(Options.parse(command, rest, CorpusCompare.OPTIONS), out, err);
                 case "merge" -> {
                     Options.parse(command, rest); // takes none
