@@ -271,16 +271,12 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
         if (walked != null) {
             return walked;
         }
-        StackTraceElement[] walk = stacks.of(thread);
-        int top = topOf(walk);
-        Frames frames = new Frames(walk, top, bottomOf(walk, top));
+        Frames frames = Frames.suspended(stacks.of(thread));
         if (task.isSuspended() && task.suspensions() == suspension) { // still the suspension walked
             // Looked up by its range of the walk: a stack seen before is not copied.
             List<StackTraceElement> shared = kept.get(frames);
             if (shared == null && kept.size() < MAX_KEPT_STACKS) {
-                List<StackTraceElement> copy = frames.copy();
-                shared = kept.putIfAbsent(new Frames(copy.toArray(StackTraceElement[]::new), 0, copy.size()), copy);
-                shared = shared != null ? shared : copy;
+                shared = kept.computeIfAbsent(frames.own(), Frames::copy);
             }
             if (shared != null) {
                 table.keepWalked(task, suspension, shared);
@@ -292,6 +288,17 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
 
     /** A range of a walked stack, equal to another of the same frames: what a walk's distinct stacks are kept by. */
     private record Frames(StackTraceElement[] walk, int from, int to) {
+        /** A parked task's own frames in {@code walk}: see {@link #suspensionStack(StackTraceElement[])}. */
+        static Frames suspended(StackTraceElement[] walk) {
+            int top = topOf(walk);
+            return new Frames(walk, top, bottomOf(walk, top));
+        }
+
+        /** The same frames in an array of their own, not the walk's. */
+        Frames own() {
+            return new Frames(Arrays.copyOfRange(walk, from, to), 0, to - from);
+        }
+
         List<StackTraceElement> copy() {
             return List.of(Arrays.copyOfRange(walk, from, to));
         }
@@ -376,8 +383,7 @@ public record LoopSnapshot(long loopId, String name, String state, String thread
      * loop's, the JDK's or the baton's, and without the task's own frames below its coroutine.
      */
     static List<StackTraceElement> suspensionStack(StackTraceElement[] frames) {
-        int top = topOf(frames);
-        return List.of(Arrays.copyOfRange(frames, top, bottomOf(frames, top)));
+        return Frames.suspended(frames).copy();
     }
 
     /** Where a parked task's own frames start in {@code frames}: see {@link #suspensionStack(StackTraceElement[])}. */
