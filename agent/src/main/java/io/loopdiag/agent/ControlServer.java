@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  * port, in a directory only this OS user can enter ({@code TMPDIR/loopdiag-USER}, mode
  * {@code rwx------}, refused if another user owns it or it is open to others). Its path is the
  * system property {@value Control#PROPERTY}, which the CLI reads through the JDK's attach mechanism, itself
- * open only to the same user. Each connection sends one command line and gets one JSON document:
+ * open only to the same user. Each connection sends one command line and gets one line, a JSON document:
  * {@value Control#DUMP} (every loop with its tasks' stacks) or {@value Control#INFO} (loops and task
  * counts only); anything else gets {@code {"error": ...}}. The CLI's {@code ControlClient} is the other end.
  *
@@ -171,6 +171,7 @@ final class ControlServer implements Runnable {
                         json.writeStartObject();
                         json.writeStringField(Fields.ERROR, "unknown command '" + Text.printable(command) + "' (" + Control.commands() + ")");
                         json.writeEndObject();
+                        json.writeRaw('\n');
                     }
                 }
             }

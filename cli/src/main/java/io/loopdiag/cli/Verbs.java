@@ -3,6 +3,7 @@ package io.loopdiag.cli;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -74,17 +75,18 @@ final class Verbs {
                 Path file = options.files.get(0);
                 source = "the dump " + Text.printable(file.toString());
                 try (InputStream in = Files.newInputStream(file)) {
-                    code = read(in, rawJson, view, out, error -> new Failure(source + " is the agent's refusal: " + Text.printable(error),
+                    code = read(in, false, rawJson, view, out, error -> new Failure(source + " is the agent's refusal: " + Text.printable(error),
                             ExitCodes.USAGE));
                 } catch (NoSuchFileException e) {
                     throw new Failure(source + ": no such file", ExitCodes.USAGE);
                 } catch (JsonProcessingException e) {
-                    throw new Failure(source + " is not a dump (" + Text.printable(e.getOriginalMessage()) + ")", ExitCodes.USAGE);
+                    String why = e instanceof JsonEOFException ? ENDS_UNCLOSED : e.getOriginalMessage();
+                    throw new Failure(source + " is not a dump (" + Text.printable(why) + ")", ExitCodes.USAGE);
                 }
             } else {
                 ControlClient target = new ControlClient(Jvm.of(options.pid));
                 source = "JVM " + options.pid;
-                code = target.request(Control.DUMP, answer -> read(answer, rawJson, view, out, target::agentError));
+                code = target.request(Control.DUMP, answer -> read(answer, true, rawJson, view, out, target::agentError));
             }
             out.flush();
             if (code == NO_LOOP) {
@@ -99,12 +101,17 @@ final class Verbs {
         }
     }
 
-    /** Reads a dump from {@code answer} into {@code view} (or to stdout as it is, {@code rawJson}); the view's exit code or {@link #NO_LOOP}. */
-    private static int read(InputStream answer, boolean rawJson, StreamedView view, PrintWriter out,
+    /**
+     * Reads a dump from {@code answer} into {@code view} (or to stdout as it is, {@code rawJson});
+     * the view's exit code or {@link #NO_LOOP}. {@code fromAgent}: the answer is the agent's, one
+     * line ({@link Control}), else a file's, one JSON document.
+     */
+    private static int read(InputStream answer, boolean fromAgent, boolean rawJson, StreamedView view, PrintWriter out,
                             java.util.function.Function<String, Failure> refusal) throws IOException, Failure {
-        // --json passes the dump on as the agent wrote it, bytes to bytes, held until it is
-        // known to be one (a dump of 100,000 tasks is tens of megabytes: neither kept nor
-        // decoded nor turned into a tree), and followed on the way to find one cut short.
+        // --json passes the dump on as it was written, bytes to bytes, held until it is known to
+        // be one (a dump of 100,000 tasks is tens of megabytes: neither kept nor turned into a
+        // tree). The agent's answer is whole when it ends with its newline, and not decoded past
+        // its first loop; a file is read to its end by the parser, which tells a document cut short.
         CopyingStream copy = new CopyingStream(answer, rawJson);
         try (JsonParser parser = rawJson ? Json.STREAMS.createParser(copy) : Json.mapper().createParser(copy)) {
             try {
@@ -119,9 +126,28 @@ final class Verbs {
             }
             out.flush();
             copy.release(System.out);
-            copy.copyToEnd();
-            System.out.println();
+            if (fromAgent) {
+                copy.copyLine();
+            } else {
+                toDocumentEnd(parser);
+            }
+            System.out.flush();
             return ExitCodes.OK;
+        }
+    }
+
+    private static final String ENDS_UNCLOSED = "the document ends before it closes";
+
+    /** Reads past the end of the document {@code parser} is in, and fails on anything after it. */
+    private static void toDocumentEnd(JsonParser parser) throws IOException {
+        while (!parser.getParsingContext().inRoot()) {
+            parser.skipChildren();
+            if (parser.nextToken() == null) {
+                throw new JsonEOFException(parser, null, ENDS_UNCLOSED);
+            }
+        }
+        if (parser.nextToken() != null) {
+            throw new com.fasterxml.jackson.core.JsonParseException(parser, "content after the document");
         }
     }
 
@@ -170,24 +196,12 @@ final class Verbs {
         int print(JsonParser parser, PrintWriter out) throws IOException;
     }
 
-    /**
-     * Passes on what is read, held until {@link #release} and then straight to the sink; or
-     * nothing, if not asked to copy. What it copies it follows as JSON text (strings, escapes,
-     * brackets) to tell a whole document from one cut short, so that {@link #copyToEnd} need not
-     * parse the rest, tens of megabytes for 100,000 tasks (docs/cli.md, "Start-up").
-     */
+    /** Passes on what is read, held until {@link #release} and then straight to the sink; or nothing, if not asked to copy. */
     private static final class CopyingStream extends java.io.FilterInputStream {
         private java.io.ByteArrayOutputStream held;
         private java.io.OutputStream sink;
-        /** Brackets open; whether in a string, after its backslash; whether the document has closed. */
-        private int depth;
-        private boolean inString;
-        private boolean escaped;
-        private boolean closed;
-        /** Where the first byte that is neither part of the document nor blank was seen, or -1. */
-        private long trailing = -1;
-        /** Bytes followed so far. */
-        private long followed;
+        /** The last byte read, or -1. */
+        private int last = -1;
 
         CopyingStream(java.io.InputStream in, boolean copy) {
             super(in);
@@ -200,57 +214,29 @@ final class Verbs {
             sink = to;
         }
 
-        /** Copies the rest of the answer; fails as a parser would if it is not exactly one whole JSON document. */
-        void copyToEnd() throws IOException {
+        /** Copies the rest of an answer of the agent's; fails if it ends before its newline, cut short. */
+        void copyLine() throws IOException {
             byte[] buffer = new byte[1 << 16];
             while (read(buffer, 0, buffer.length) >= 0) {
                 // read copies
             }
-            if (!closed) {
-                throw new com.fasterxml.jackson.core.io.JsonEOFException(null, null, "the document ends before it closes");
-            }
-            if (trailing >= 0) {
-                throw new com.fasterxml.jackson.core.JsonParseException(null, "content after the document, at byte " + trailing);
+            if (last != '\n') {
+                throw new JsonEOFException(null, null, "the answer ends before its newline");
             }
         }
 
         @Override
         public int read(byte[] buffer, int offset, int length) throws IOException {
             int n = super.read(buffer, offset, length);
-            if (n > 0 && sink != null) {
-                follow(buffer, offset, n);
-                sink.write(buffer, offset, n);
-            } else if (n > 0 && held != null) {
-                follow(buffer, offset, n);
-                held.write(buffer, offset, n);
-            }
-            return n;
-        }
-
-        private void follow(byte[] buffer, int from, int count) {
-            for (int i = from; i < from + count; i++) {
-                byte b = buffer[i];
-                if (inString) {
-                    if (escaped) {
-                        escaped = false;
-                    } else if (b == '\\') {
-                        escaped = true;
-                    } else if (b == '"') {
-                        inString = false;
-                    }
-                } else if (closed) {
-                    if (trailing < 0 && b != ' ' && b != '\n' && b != '\r' && b != '\t') {
-                        trailing = followed + i - from;
-                    }
-                } else if (b == '"') {
-                    inString = true;
-                } else if (b == '{' || b == '[') {
-                    depth++;
-                } else if ((b == '}' || b == ']') && --depth == 0) {
-                    closed = true;
+            if (n > 0) {
+                last = buffer[offset + n - 1];
+                if (sink != null) {
+                    sink.write(buffer, offset, n);
+                } else if (held != null) {
+                    held.write(buffer, offset, n);
                 }
             }
-            followed += count;
+            return n;
         }
 
         @Override

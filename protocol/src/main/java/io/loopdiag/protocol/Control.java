@@ -6,8 +6,9 @@ package io.loopdiag.protocol;
  * path as the system property {@link #PROPERTY}. The CLI connects to that path as it would name it
  * itself, and otherwise reads the property through the JDK's attach mechanism. A client
  * sends one command line ({@link #DUMP} or {@link #INFO}, at most {@link #MAX_COMMAND_BYTES}
- * bytes) and reads one JSON document: a {@link Schemas#DUMP} document, or {@code {"error": "..."}}
- * ({@link Fields#ERROR}) when the agent refuses.
+ * bytes) and reads one line, a JSON document and its newline: a {@link Schemas#DUMP} document, or
+ * {@code {"error": "..."}} ({@link Fields#ERROR}) when the agent refuses. An answer that ends before
+ * its newline was cut short.
  */
 public final class Control {
     /** The system property holding the control socket's path; absent when the agent does not run. */
