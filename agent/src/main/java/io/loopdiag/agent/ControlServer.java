@@ -162,7 +162,14 @@ final class ControlServer implements Runnable {
         Answer answer = new Answer(Channels.newOutputStream(client));
         try {
             String command = readLine(Channels.newInputStream(client));
-            OutputStream buffered = new java.io.BufferedOutputStream(answer, 1 << 16);
+            // A document's generator closes its stream at its end; the answer's end, its newline
+            // (Control), is the server's to write.
+            OutputStream buffered = new java.io.BufferedOutputStream(answer, 1 << 16) {
+                @Override
+                public void close() throws IOException {
+                    flush();
+                }
+            };
             switch (command) {
                 case Control.DUMP -> Dump.write(buffered, findings, true);
                 case Control.INFO -> Dump.write(buffered, findings, false);
@@ -171,10 +178,10 @@ final class ControlServer implements Runnable {
                         json.writeStartObject();
                         json.writeStringField(Fields.ERROR, "unknown command '" + Text.printable(command) + "' (" + Control.commands() + ")");
                         json.writeEndObject();
-                        json.writeRaw('\n');
                     }
                 }
             }
+            buffered.write('\n');
             buffered.flush();
         } catch (RuntimeException | LinkageError e) {
             // Ours: a loop-core in the application older than the agent, say, or the agent's jar

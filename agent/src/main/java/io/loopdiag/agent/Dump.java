@@ -43,10 +43,7 @@ final class Dump {
         watchdog = timing;
     }
 
-    /**
-     * Writes the whole dump to {@code out}, one line; {@code withStacks} false gives the cheap
-     * summary that {@code loopdiag list} shows.
-     */
+    /** Writes the whole dump to {@code out}; {@code withStacks} false gives the cheap summary that {@code loopdiag list} shows. */
     static void write(OutputStream out, Findings findings, boolean withStacks) throws IOException {
         try (JsonGenerator json = Json.FACTORY.createGenerator(out)) {
             json.writeStartObject();
@@ -68,7 +65,6 @@ final class Dump {
             findings.writeTo(json);
             json.writeEndObject();
             json.writeEndObject();
-            json.writeRaw('\n');
         }
     }
 

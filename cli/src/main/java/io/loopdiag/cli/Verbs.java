@@ -1,5 +1,6 @@
 package io.loopdiag.cli;
 
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
@@ -147,7 +148,7 @@ final class Verbs {
             }
         }
         if (parser.nextToken() != null) {
-            throw new com.fasterxml.jackson.core.JsonParseException(parser, "content after the document");
+            throw new JsonParseException(parser, "content after the document");
         }
     }
 
